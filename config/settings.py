@@ -1,0 +1,210 @@
+"""Settings for every environment, read from environment variables only.
+
+With nothing set, the project runs for local development: DEBUG on, SQLite in the project root,
+Celery tasks executed in-process, e-mail printed to the console. Production sets DATABASE_URL,
+CELERY_BROKER_URL, SECRET_KEY and ALLOWED_HOSTS (see docker-compose.yml).
+
+The helpers below take the environment as a mapping so that tests can call them with any
+environment without reloading this module.
+"""
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_FALSE = {"0", "false", "no", "off"}
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """Read a yes/no variable: 1/true/yes/on or 0/false/no/off; unset or empty gives `default`."""
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={env[name]!r} is not a yes/no value (use 1 or 0).")
+
+
+def env_list(env: Mapping[str, str], name: str, default: str) -> list[str]:
+    """Read a comma-separated variable, dropping blanks."""
+    return [item.strip() for item in env.get(name, default).split(",") if item.strip()]
+
+
+def database_from_env(env: Mapping[str, str], base_dir: Path = BASE_DIR) -> dict[str, Any]:
+    """The default database: DATABASE_URL if set, else the SQLite file db.sqlite3 in base_dir."""
+    url = env.get("DATABASE_URL") or f"sqlite:///{base_dir / 'db.sqlite3'}"
+    config = dj_database_url.parse(url)
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config["CONN_MAX_AGE"] = 60
+        config["CONN_HEALTH_CHECKS"] = True
+    return config
+
+
+def celery_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """Celery settings: a real broker when CELERY_BROKER_URL is set, else in-process execution.
+
+    Without a broker, tasks run eagerly inside the calling process and their exceptions reach
+    the caller, so local development and tests need no worker.
+    """
+    broker_url = env.get("CELERY_BROKER_URL")
+    if not broker_url:
+        return {
+            "CELERY_BROKER_URL": "memory://",
+            "CELERY_RESULT_BACKEND": None,
+            "CELERY_TASK_ALWAYS_EAGER": True,
+            "CELERY_TASK_EAGER_PROPAGATES": True,
+        }
+    return {
+        "CELERY_BROKER_URL": broker_url,
+        "CELERY_RESULT_BACKEND": env.get("CELERY_RESULT_BACKEND") or broker_url,
+        "CELERY_TASK_ALWAYS_EAGER": False,
+        "CELERY_TASK_EAGER_PROPAGATES": False,
+    }
+
+
+_ENV = os.environ
+
+# Without DATABASE_URL we are on a developer's machine.
+DEBUG = env_bool(_ENV, "DEBUG", default=not _ENV.get("DATABASE_URL"))
+
+SECRET_KEY = _ENV.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+    SECRET_KEY = "django-insecure-local-development-only"
+
+ALLOWED_HOSTS = env_list(_ENV, "ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "apps.entrants",
+    "apps.stages",
+    "apps.standings",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    *([] if DEBUG else ["whitenoise.middleware.WhiteNoiseMiddleware"]),
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_from_env(_ENV)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Hashed, compressed files need `collectstatic` first, so only production uses them.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+_CELERY = celery_from_env(_ENV)
+CELERY_BROKER_URL = _CELERY["CELERY_BROKER_URL"]
+CELERY_RESULT_BACKEND = _CELERY["CELERY_RESULT_BACKEND"]
+CELERY_TASK_ALWAYS_EAGER = _CELERY["CELERY_TASK_ALWAYS_EAGER"]
+CELERY_TASK_EAGER_PROPAGATES = _CELERY["CELERY_TASK_EAGER_PROPAGATES"]
+CELERY_TIMEZONE = TIME_ZONE
+
+EMAIL_BACKEND = _ENV.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = _ENV.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(_ENV.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = _ENV.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = _ENV.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool(_ENV, "EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = _ENV.get("DEFAULT_FROM_EMAIL", "Closed Circle <closed-circle@localhost>")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Closed Circle API",
+    "DESCRIPTION": "Correspondence-chess tournaments: entrants, Silli closed-circle draws, "
+    "results, standings and qualification.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": _ENV.get("LOG_LEVEL", "INFO")},
+}

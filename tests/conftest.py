@@ -1,0 +1,65 @@
+"""Suite-wide rules for tests that need an outside service.
+
+Mark a test `postgres`, `redis` or `browser` when it needs PostgreSQL, Redis or Chromium.
+Locally a missing service skips the test, so `make test` works on a bare machine. In CI
+(`CI=true`) every service must be there, so a missing one fails the test instead of hiding
+it behind a skip.
+"""
+
+import functools
+import os
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+
+CHROMIUM = Path("/usr/bin/chromium")
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@functools.cache
+def _postgres_missing() -> str | None:
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        return None
+    return "the database is not PostgreSQL (set DATABASE_URL=postgres://...)"
+
+
+@functools.cache
+def _redis_missing() -> str | None:
+    url = os.environ.get("CELERY_BROKER_URL") or DEFAULT_REDIS_URL
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except (redis.RedisError, ValueError) as error:
+        return f"Redis does not answer at {url}: {error}"
+    return None
+
+
+@functools.cache
+def _chromium_missing() -> str | None:
+    if CHROMIUM.exists():
+        return None
+    return f"{CHROMIUM} is missing (apt-get install chromium)"
+
+
+_SERVICE_CHECKS = {
+    "postgres": _postgres_missing,
+    "redis": _redis_missing,
+    "browser": _chromium_missing,
+}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, missing in _SERVICE_CHECKS.items():
+        if item.get_closest_marker(marker) is None:
+            continue
+        reason = missing()
+        if reason is None:
+            continue
+        if _in_ci():
+            pytest.fail(f"CI needs {marker}: {reason}", pytrace=False)
+        pytest.skip(reason)
