@@ -211,6 +211,7 @@ def _balance_ratings(groups: list[list[Entrant]]) -> None:
     Greedy: repeatedly take the groups with the highest and lowest average and
     make the swap of two same-nation entrants that best closes the gap.
     """
+
     def rating(e: Entrant) -> int:
         return e.rating if e.rating is not None else 0
 

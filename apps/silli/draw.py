@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 from .circle import circle_games, independence_bound
 from .division import DivisionSettings, divide
@@ -46,8 +47,15 @@ ATTEMPTS_PER_FORMULA = 2
 class DrawError(ValueError):
     """A draw that cannot be made; the message names the group and the reason."""
 
-    def __init__(self, message: str, *, group: int | None = None, nation: str | None = None,
-                 count: int | None = None, bound: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        group: int | None = None,
+        nation: str | None = None,
+        count: int | None = None,
+        bound: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.group = group
         self.nation = nation
@@ -90,15 +98,13 @@ class DrawSettings:
         return cls(**values)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(NamedTuple):
     seat: int
     entrant: str
     nation: str
 
 
-@dataclass(frozen=True, slots=True)
-class Game:
+class Game(NamedTuple):
     white: str
     black: str
     round: int | None = None
@@ -134,16 +140,17 @@ class GroupDraw:
             "certificate": {
                 "principles_hold": self.principles_hold,
                 "conflicts": [
-                    {"white": c.white, "black": c.black, "reason": c.reason}
-                    for c in self.conflicts
+                    {"white": c.white, "black": c.black, "reason": c.reason} for c in self.conflicts
                 ],
             },
-            "seats": [{"seat": s.seat, "entrant": s.entrant, "nation": s.nation}
-                      for s in self.seats],
+            "seats": [
+                {"seat": s.seat, "entrant": s.entrant, "nation": s.nation} for s in self.seats
+            ],
         }
         if any(g.round is not None for g in self.games):
-            data["games"] = [{"round": g.round, "white": g.white, "black": g.black}
-                             for g in self.games]
+            data["games"] = [
+                {"round": g.round, "white": g.white, "black": g.black} for g in self.games
+            ]
         else:
             data["games"] = [{"white": g.white, "black": g.black} for g in self.games]
         return data
@@ -192,8 +199,10 @@ def draw_json(data: Mapping[str, object]) -> str:
     head = {k: v for k, v in data.items() if k not in ("groups", "digest")}
     lines = ["{" + canonical_json(head)[1:-1] + ',"groups":[']
     groups = data.get("groups", [])
-    lines += [canonical_json(g) + ("," if i < len(groups) - 1 else "")  # type: ignore[arg-type]
-              for i, g in enumerate(groups)]  # type: ignore[arg-type]
+    lines += [
+        canonical_json(g) + ("," if i < len(groups) - 1 else "")  # type: ignore[arg-type]
+        for i, g in enumerate(groups)
+    ]  # type: ignore[arg-type]
     lines.append('],"digest":' + json.dumps(data.get("digest")) + "}")
     return "\n".join(lines) + "\n"
 
@@ -373,12 +382,16 @@ def _circle_group(
     seats = tuple(Seat(i + 1, e.code, e.nation) for i, e in enumerate(seated))
     games = []
     conflicts = []
+    nations = [e.nation for e in seated]
+    persons = Counter(e.person for e in seated)
+    suspects = {i for i, e in enumerate(seated) if e.code in rematches or persons[e.person] > 1}
     for w, b in circle_games(n, choice.formula):
         white, black = seated[w - 1], seated[b - 1]
         games.append(Game(white.code, black.code))
-        reason = forbidden_reason(white, black, settings.separate_nations, rematches)
-        if reason:
-            conflicts.append(Conflict(w, b, white.code, black.code, reason))
+        if nations[w - 1] == nations[b - 1] or w - 1 in suspects or b - 1 in suspects:
+            reason = forbidden_reason(white, black, settings.separate_nations, rematches)
+            if reason:
+                conflicts.append(Conflict(w, b, white.code, black.code, reason))
     return GroupDraw(
         number=number,
         formula=choice.formula,

@@ -137,7 +137,7 @@ def _entrant_from_row(row: dict[str, str]) -> tuple[Entrant | None, list[str]]:
             problems.append(f"{column} is required")
     if code and len(code) > MAX_CODE_LENGTH:
         problems.append(f"code is longer than {MAX_CODE_LENGTH} characters")
-    if code and any(c.isspace() or c in "|,\"" for c in code):
+    if code and any(c.isspace() or c in '|,"' for c in code):
         problems.append("code must not contain spaces, commas, quotes or '|'")
     if len(name) > MAX_NAME_LENGTH:
         problems.append(f"name is longer than {MAX_NAME_LENGTH} characters")

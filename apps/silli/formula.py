@@ -300,8 +300,14 @@ def valid_formulas(n: int, k: int, odd: bool = False, smallest: int = 1) -> Iter
 
 
 def _extend(
-    n: int, k: int, largest: int, step: int, start: int,
-    members: list[int], signed: list[int], r: list[int],
+    n: int,
+    k: int,
+    largest: int,
+    step: int,
+    start: int,
+    members: list[int],
+    signed: list[int],
+    r: list[int],
 ) -> Iterator[Formula]:
     if len(members) == k:
         yield tuple(sorted(members))

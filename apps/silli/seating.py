@@ -147,17 +147,17 @@ def _independent_seats(
     """
     n = len(free)
     nbrs = neighbours(n, formula)
-    candidates = [s for s in seat_order if free[s]]
-    start = rng.below(len(candidates))
-    candidates = candidates[start:] + candidates[:start]
+    start = rng.below(n)
+    walk = seat_order[start:] + seat_order[:start]
     chosen: list[int] = []
-    taken = set()
-    for s in candidates:
-        if not any(t in taken for t in nbrs[s]):
+    blocked: set[int] = set()  # neighbours of the seats already chosen
+    for s in walk:
+        if free[s] and s not in blocked:
             chosen.append(s)
-            taken.add(s)
             if len(chosen) == m:
                 return chosen
+            blocked.update(nbrs[s])
+    candidates = [s for s in walk if free[s]]
     long_enough = [la for la in arcs(n, formula) if la[0] >= m]
     best_arc: list[int] = []
     for _ in range(ARC_TRIES if long_enough else 0):
@@ -217,7 +217,9 @@ def _tabu_independent_set(
             if inside[s]:
                 continue
             cost = hits[s] - (1 if s in out_nbrs else 0)
-            if cost < pick_cost and (tabu[s] < step or conflicts - hits[out] + cost < best_conflicts):
+            if cost < pick_cost and (
+                tabu[s] < step or conflicts - hits[out] + cost < best_conflicts
+            ):
                 pick, pick_cost = s, cost
                 if cost == 0:
                     break
@@ -265,7 +267,6 @@ def _repair(
             if t != skip and t in adjacent[s]:
                 total += HARD - (1 if class_of[j] == c else 0)
         return total
-
 
     def move(i: int, s: int) -> None:
         old = seat_of[i]

@@ -124,14 +124,18 @@ def _check_constraints(
         number = g.get("number", index + 1)
         codes = [s["entrant"] for s in sorted(g["seats"], key=lambda s: s["seat"])]
         n = len(codes)
-        if [s["seat"] for s in sorted(g["seats"], key=lambda s: s["seat"])] != list(range(1, n + 1)):
+        if [s["seat"] for s in sorted(g["seats"], key=lambda s: s["seat"])] != list(
+            range(1, n + 1)
+        ):
             problems.append(f"group {number}: seats are not numbered 1..{n}")
             continue
         for s in g["seats"]:
             if by_code[s["entrant"]].nation != s.get("nation"):
                 problems.append(f"group {number}: seat {s['seat']} shows the wrong nation")
         if settings.format == ROUND_ROBIN:
-            schedule = [(w, b) for _, w, b in round_robin_games(n, double=settings.double_round_robin)]
+            schedule = [
+                (w, b) for _, w, b in round_robin_games(n, double=settings.double_round_robin)
+            ]
         else:
             formula = tuple(g.get("formula") or ())
             cert = certificate(n, formula)
@@ -141,8 +145,10 @@ def _check_constraints(
                     f"e.g. {cert.violations[0]}"
                 )
             if len(formula) * 2 != settings.games_per_player:
-                problems.append(f"group {number}: formula {formula} does not give "
-                                f"{settings.games_per_player} games")
+                problems.append(
+                    f"group {number}: formula {formula} does not give "
+                    f"{settings.games_per_player} games"
+                )
             schedule = circle_games(n, formula)
         expected = [(codes[w - 1], codes[b - 1]) for w, b in schedule]
         actual = [(x["white"], x["black"]) for x in g.get("games", [])]
@@ -151,13 +157,13 @@ def _check_constraints(
         whites = Counter(w for w, _ in actual)
         blacks = Counter(b for _, b in actual)
         if settings.format != ROUND_ROBIN and any(
-            whites[c] != settings.games_per_player // 2 or blacks[c] != settings.games_per_player // 2
+            whites[c] != settings.games_per_player // 2
+            or blacks[c] != settings.games_per_player // 2
             for c in codes
         ):
             problems.append(f"group {number}: a player does not have equal White and Black games")
         listed = {
-            (c["white"], c["black"])
-            for c in (g.get("certificate") or {}).get("conflicts", [])
+            (c["white"], c["black"]) for c in (g.get("certificate") or {}).get("conflicts", [])
         }
         same_nation = 0
         rematches = met_before if settings.avoid_rematches else {}

@@ -32,7 +32,9 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import groupby
 from math import lcm
+from operator import attrgetter, itemgetter
 from typing import TypeAlias
 
 PlayerId: TypeAlias = int | str
@@ -179,8 +181,7 @@ class Game:
     def unplayed_not_won(self) -> bool:
         """True for a forfeit loss, a double forfeit, a half- or zero-point bye, an absence.
 
-        FIDE C.07 calls these *voluntary unplayed rounds*; they are cut first in
-        :attr:`Unplayed.FIDE2024`.
+        These are the games :attr:`Unplayed.FIDE2024` cuts first (FIDE C.07, 2024, art. 16).
         """
         return not self.played and self.outcome is not Outcome.WIN
 
@@ -194,7 +195,7 @@ class Player:
     """
 
     id: PlayerId
-    games: tuple[Game, ...] = ()
+    games: Sequence[Game] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "games", tuple(self.games))
@@ -415,16 +416,14 @@ def rank(figures: Iterable[Figures], chain: Sequence[Key] = TORINO) -> list[Stan
     Players sharing a place keep the order in which they were given (e.g. seat order),
     and all of them carry the same ``place`` and ``last``.
     """
-    ordered = sorted(figures, key=lambda f: tuple(f.value(k) for k in chain), reverse=True)
+    keyed = sorted(
+        ((tuple(f.value(k) for k in chain), f) for f in figures), key=itemgetter(0), reverse=True
+    )
     standings: list[Standing] = []
-    start = 0
-    while start < len(ordered):
-        values = tuple(ordered[start].value(k) for k in chain)
-        end = start + 1
-        while end < len(ordered) and tuple(ordered[end].value(k) for k in chain) == values:
-            end += 1
-        standings.extend(Standing(start + 1, end, f) for f in ordered[start:end])
-        start = end
+    for _, block in groupby(keyed, key=itemgetter(0)):
+        members = [f for _, f in block]
+        first = len(standings) + 1
+        standings.extend(Standing(first, first + len(members) - 1, f) for f in members)
     return standings
 
 
@@ -443,14 +442,8 @@ def strict_order(standings: Sequence[Standing], seed: str) -> list[Standing]:
     ``standings`` is a result of :func:`rank`; players not sharing a place keep theirs.
     """
     result: list[Standing] = []
-    start = 0
-    while start < len(standings):
-        end = start + 1
-        while end < len(standings) and standings[end].place == standings[start].place:
-            end += 1
-        block = {s.figures.id: s.figures for s in standings[start:end]}
-        for offset, player_id in enumerate(lot_order(block, seed)):
-            place = standings[start].place + offset
-            result.append(Standing(place, place, block[player_id]))
-        start = end
+    for place, block in groupby(standings, key=attrgetter("place")):
+        members = {s.figures.id: s.figures for s in block}
+        for offset, player_id in enumerate(lot_order(members, seed)):
+            result.append(Standing(place + offset, place + offset, members[player_id]))
     return result

@@ -6,17 +6,14 @@ of rounds), the ``012`` line (name) and the ``001`` player records, whose fixed 
 and from column 92 one 10-character cell per round, ``oooo c r``: the opponent's start
 rank (``0000`` or blank: none), the colour (``w``, ``b``, ``-`` or blank) and the result:
 
-======  =======================================  ========  ======================
-code    meaning                                  outcome   played (with opponent)
-======  =======================================  ========  ======================
-1 = 0   win, draw, loss                          W / D / L yes
-W D L   win, draw, loss, not rated               W / D / L yes
-\\+ -    forfeit win, forfeit loss                W / L     no
-F U     full-point bye, pairing-allocated bye    W         no
-H       half-point bye                           D         no
-Z       zero-point bye                           L         no
-blank   same as Z                                L         no
-======  =======================================  ========  ======================
+    code    meaning                                outcome        played
+    1 = 0   win, draw, loss                        win/draw/loss  yes, with an opponent
+    W D L   win, draw, loss, not rated             win/draw/loss  yes, with an opponent
+    + -     forfeit win, forfeit loss              win/loss       no
+    F U     full-point, pairing-allocated bye      win            no
+    H       half-point bye                         draw           no
+    Z       zero-point bye                         loss           no
+    blank   as Z                                   loss           no
 
 A cell without an opponent is never played. A cell with an opponent and a blank result is
 a game not finished yet and is left out; other blank cells, and the rounds missing at the
@@ -215,7 +212,7 @@ def standings_from_trf(
     tournament = parse_trf(text)
     stage_games = tournament.stage_games(rounds)
     if stage_games < 1:
-        raise TrfError("no rounds: the file has no XXR line and no round cells (use --rounds)")
+        raise TrfError(f"T is {stage_games}: give a number of rounds of at least 1 (--rounds)")
     players = players_from_trf(tournament, stage_games)
     figures = compute_figures(players, stage_games, variant=variant, unplayed=unplayed)
     return rank(figures, chain)

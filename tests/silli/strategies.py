@@ -33,6 +33,8 @@ def entrant_lists(draw, min_size=50, max_size=320, max_share=0.25):
         entries = 1 + (rng.uniform() < multi) * (1 + rng.below(2))
         for _ in range(max(1, min(entries, size - len(entrants), cap - per_nation[nation]))):
             code = f"C{len(entrants):05d}"
-            entrants.append(Entrant(code, f"Name {code}", nation, 1800 + rng.below(800), f"P{person}"))
+            entrants.append(
+                Entrant(code, f"Name {code}", nation, 1800 + rng.below(800), f"P{person}")
+            )
             per_nation[nation] += 1
     return entrants

@@ -23,15 +23,32 @@ def cup(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cup")
     entrants, draw = folder / "entrants.csv", folder / "DRAW.json"
     run("make_entrants", "--count", "3099", "--seed", "cup", "--out", str(entrants))
-    run("silli_draw", "--entrants", str(entrants), "--games", "10", "--seed", "lotto-17",
-        "--out", str(draw))
+    run(
+        "silli_draw",
+        "--entrants",
+        str(entrants),
+        "--games",
+        "10",
+        "--seed",
+        "lotto-17",
+        "--out",
+        str(draw),
+    )
     return entrants, draw
 
 
 def test_silli_formula_json():
     data = json.loads(run("silli_formula", "103", "--games", "10", "--json"))
-    assert data == {"n": 103, "games": 10, "formula": [1, 4, 10, 17, 29], "rule": "natural",
-                    "valid": True, "violations": [], "violation_count": 0, "relations": []}
+    assert data == {
+        "n": 103,
+        "games": 10,
+        "formula": [1, 4, 10, 17, 29],
+        "rule": "natural",
+        "valid": True,
+        "violations": [],
+        "violation_count": 0,
+        "relations": [],
+    }
     assert json.loads(run("silli_formula", "104", "--games", "10", "--json"))["rule"] == "reserve"
 
 
@@ -44,13 +61,24 @@ def test_silli_formula_text_shows_the_certificate():
 def test_silli_formula_checks_a_given_formula_and_lists_violations():
     out = StringIO()
     with pytest.raises(CommandError) as err:
-        call_command("silli_formula", "104", "--games", "10", "--formula", "1,4,10,17,29",
-                     "--json", stdout=out)
+        call_command(
+            "silli_formula",
+            "104",
+            "--games",
+            "10",
+            "--formula",
+            "1,4,10,17,29",
+            "--json",
+            stdout=out,
+        )
     assert err.value.returncode == 2 and "seats 1 and 47" in str(err.value)
     data = json.loads(out.getvalue())
     assert (data["rule"], data["valid"]) == ("given", False)
-    assert data["violations"][0] == {"rule": "principle 2", "seats": [1, 47],
-                                     "common": [18, 30, 76]}
+    assert data["violations"][0] == {
+        "rule": "principle 2",
+        "seats": [1, 47],
+        "common": [18, 30, 76],
+    }
     assert "32" in run("silli_formula", "104", "--games", "10", "--formula", "1.4.10.17.32")
 
 
@@ -74,10 +102,28 @@ def test_3099_entrants_give_9_groups_of_104_and_21_of_103_and_verify(cup):
 def test_same_inputs_byte_identical_other_seed_other_draw(cup, tmp_path):
     entrants, draw = cup
     again, other = tmp_path / "again.json", tmp_path / "other.json"
-    run("silli_draw", "--entrants", str(entrants), "--games", "10", "--seed", "lotto-17",
-        "--out", str(again))
-    run("silli_draw", "--entrants", str(entrants), "--games", "10", "--seed", "lotto-18",
-        "--out", str(other))
+    run(
+        "silli_draw",
+        "--entrants",
+        str(entrants),
+        "--games",
+        "10",
+        "--seed",
+        "lotto-17",
+        "--out",
+        str(again),
+    )
+    run(
+        "silli_draw",
+        "--entrants",
+        str(entrants),
+        "--games",
+        "10",
+        "--seed",
+        "lotto-18",
+        "--out",
+        str(other),
+    )
     assert again.read_bytes() == draw.read_bytes()
     assert json.loads(other.read_text())["digest"] != json.loads(draw.read_text())["digest"]
 
@@ -109,8 +155,17 @@ def test_impossible_draw_exits_2_names_group_nation_count_bound_and_writes_nothi
     source.write_text(entrants_csv(people))
     out = tmp_path / "DRAW.json"
     with pytest.raises(CommandError) as err:
-        run("silli_draw", "--entrants", str(source), "--games", "10", "--seed", "s",
-            "--out", str(out))
+        run(
+            "silli_draw",
+            "--entrants",
+            str(source),
+            "--games",
+            "10",
+            "--seed",
+            "s",
+            "--out",
+            str(out),
+        )
     assert err.value.returncode == 2
     message = str(err.value)
     assert "Group 1 (104 seats, 10 games per player): nation ITA has 40 entrants" in message
@@ -122,8 +177,17 @@ def test_bad_entrant_file_lists_every_bad_row(tmp_path):
     source = tmp_path / "bad.csv"
     source.write_text("code,name,nation,rating\nA1,Ann,ITA,2100\nA2,,ITA,x\nA1,Bob,it,\n")
     with pytest.raises(CommandError) as err:
-        run("silli_draw", "--entrants", str(source), "--games", "10", "--seed", "s",
-            "--out", str(tmp_path / "d.json"))
+        run(
+            "silli_draw",
+            "--entrants",
+            str(source),
+            "--games",
+            "10",
+            "--seed",
+            "s",
+            "--out",
+            str(tmp_path / "d.json"),
+        )
     text = str(err.value)
     assert err.value.returncode == 2
     assert "line 3: name is required; rating 'x' is not a whole number" in text
@@ -135,14 +199,32 @@ def test_met_before_pairs_are_kept_apart_and_verified(tmp_path):
     codes = [line.split(",")[0] for line in (tmp_path / "e.csv").read_text().splitlines()[1:]]
     pairs = "a,b\n" + "".join(f"{codes[i]},{codes[i + 1]}\n" for i in range(0, 600, 2))
     (tmp_path / "met.csv").write_text(pairs)
-    run("silli_draw", "--entrants", str(tmp_path / "e.csv"), "--games", "10", "--seed", "semi",
-        "--met-before", str(tmp_path / "met.csv"), "--out", str(tmp_path / "d.json"))
+    run(
+        "silli_draw",
+        "--entrants",
+        str(tmp_path / "e.csv"),
+        "--games",
+        "10",
+        "--seed",
+        "semi",
+        "--met-before",
+        str(tmp_path / "met.csv"),
+        "--out",
+        str(tmp_path / "d.json"),
+    )
     data = json.loads((tmp_path / "d.json").read_text())
     assert [g["size"] for g in data["groups"]] == [105] * 6
     met = {frozenset((codes[i], codes[i + 1])) for i in range(0, 600, 2)}
-    assert not any(frozenset((x["white"], x["black"])) in met
-                   for g in data["groups"] for x in g["games"])
-    assert "verified" in run("silli_verify", str(tmp_path / "d.json"), "--entrants",
-                             str(tmp_path / "e.csv"), "--met-before", str(tmp_path / "met.csv"))
+    assert not any(
+        frozenset((x["white"], x["black"])) in met for g in data["groups"] for x in g["games"]
+    )
+    assert "verified" in run(
+        "silli_verify",
+        str(tmp_path / "d.json"),
+        "--entrants",
+        str(tmp_path / "e.csv"),
+        "--met-before",
+        str(tmp_path / "met.csv"),
+    )
     with pytest.raises(CommandError):
         run("silli_verify", str(tmp_path / "d.json"), "--entrants", str(tmp_path / "e.csv"))

@@ -42,7 +42,9 @@ def test_nations_persons_and_sizes(count, minimum):
 
 
 def test_person_with_entries_of_two_nations_is_still_separated():
-    entrants = [Entrant(f"A{i:03d}", "x", "ITA" if i % 2 else "GER", 2000, f"P{i}") for i in range(300)]
+    entrants = [
+        Entrant(f"A{i:03d}", "x", "ITA" if i % 2 else "GER", 2000, f"P{i}") for i in range(300)
+    ]
     entrants += [Entrant("Z1", "z", "ITA", 2000, "PZ"), Entrant("Z2", "z", "GER", 2000, "PZ")]
     for seed in map(str, range(20)):
         groups = divide(entrants, ChanceStream(seed, "division"), DivisionSettings(100))
@@ -50,7 +52,9 @@ def test_person_with_entries_of_two_nations_is_still_separated():
 
 
 def test_person_with_more_entries_than_groups_is_refused():
-    entrants = [Entrant(f"A{i}", "x", "ITA", None, "same" if i < 3 else f"P{i}") for i in range(200)]
+    entrants = [
+        Entrant(f"A{i}", "x", "ITA", None, "same" if i < 3 else f"P{i}") for i in range(200)
+    ]
     with pytest.raises(DivisionError, match="person same holds 3 entries but the stage has only 2"):
         divide(entrants, ChanceStream("s", "d"), DivisionSettings(100))
 

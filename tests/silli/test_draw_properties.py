@@ -50,7 +50,9 @@ def assert_draw_is_sound(entrants, draw, met_before=()):
             if s.avoid_rematches:
                 assert frozenset((a.code, b.code)) not in met
     # persons in different groups; nations spread within one
-    where = Counter((by_code[c].person, g.number) for g in groups for c in (t.entrant for t in g.seats))
+    where = Counter(
+        (by_code[c].person, g.number) for g in groups for c in (t.entrant for t in g.seats)
+    )
     assert max(where.values()) == 1
     for nation in {e.nation for e in entrants}:
         counts = [sum(1 for t in g.seats if t.nation == nation) for g in groups]

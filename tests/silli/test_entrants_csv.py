@@ -15,7 +15,9 @@ from apps.silli.entrants import (
 
 
 def test_good_file_round_trips_and_person_defaults_to_code():
-    text = "code,name,nation,rating,person,email\nA1,Ann,ita,2100,,ann@example.org\nA2,Bo,GER,,P9,\n"
+    text = (
+        "code,name,nation,rating,person,email\nA1,Ann,ita,2100,,ann@example.org\nA2,Bo,GER,,P9,\n"
+    )
     entrants = parse_entrants_csv(text)
     assert entrants == [
         Entrant("A1", "Ann", "ITA", 2100, "A1", "ann@example.org"),
@@ -42,7 +44,9 @@ def test_every_bad_row_is_listed_with_line_and_reason():
     lines = {e.line: e.message for e in err.value.errors}
     assert set(lines) == {3, 4, 5, 6}
     assert "code is required" in lines[3]
-    assert "not a 3-letter federation code" in lines[4] and "'abc' is not a whole number" in lines[4]
+    assert (
+        "not a 3-letter federation code" in lines[4] and "'abc' is not a whole number" in lines[4]
+    )
     assert "duplicate code 'A1' (first used on line 2)" in lines[5] and "e-mail" in lines[5]
     assert "has 2 field(s), the header has 5" in lines[6]
 

@@ -107,7 +107,9 @@ def test_exhaustive_counts_of_valid_ten_game_formulas_near_the_threshold():
     assert counts == [0, 0, 0, 22, 12, 42, 0, 0, 18, 80]
 
 
-@pytest.mark.parametrize(("n", "k", "odd"), [(46, 4, False), (58, 4, True), (69, 4, False), (63, 5, False)])
+@pytest.mark.parametrize(
+    ("n", "k", "odd"), [(46, 4, False), (58, 4, True), (69, 4, False), (63, 5, False)]
+)
 def test_backtracking_enumeration_equals_itertools(n, k, odd):
     numbers = range(1, (n - 1) // 2 + 1, 2 if odd else 1)
     brute = [c for c in itertools.combinations(numbers, k) if is_valid(n, c)]
@@ -144,9 +146,13 @@ def test_no_all_odd_ten_game_formula_for_even_n_up_to_108():
 def test_selection_order_natural_reserve_searched():
     assert choose_formula(103, 10).rule == "natural"
     assert (choose_formula(104, 10).formula, choose_formula(104, 10).rule) == (
-        (1, 4, 10, 17, 32), "reserve")
+        (1, 4, 10, 17, 32),
+        "reserve",
+    )
     assert (choose_formula(97, 10).formula, choose_formula(97, 10).rule) == (
-        (7, 11, 16, 17, 19), "searched")
+        (7, 11, 16, 17, 19),
+        "searched",
+    )
     assert choose_formula(100, 8, odd=True).formula == (5, 13, 17, 19)
 
 

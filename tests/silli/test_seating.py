@@ -17,7 +17,10 @@ def group_with(n, big, nation="ITA", others=25, tag=""):
 
 def same_nation_games(seated, formula):
     nbrs = neighbours(len(seated), formula)
-    return sum(1 for s, row in enumerate(nbrs) for t in row if seated[s].nation == seated[t].nation) // 2
+    return (
+        sum(1 for s, row in enumerate(nbrs) for t in row if seated[s].nation == seated[t].nation)
+        // 2
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,8 +32,9 @@ def same_nation_games(seated, formula):
     ],
 )
 def test_seating_reaches_the_independence_number(n, big, formula):
-    seated = seat_circle(group_with(n, big), formula, ChanceStream("s", "t"),
-                         separate_nations=True, met_before={})
+    seated = seat_circle(
+        group_with(n, big), formula, ChanceStream("s", "t"), separate_nations=True, met_before={}
+    )
     assert seated is not None and same_nation_games(seated, formula) == 0
 
 
@@ -72,8 +76,9 @@ def test_more_than_half_is_impossible_for_any_formula():
 
 
 def test_allowed_same_nation_games_are_listed_in_the_certificate():
-    group = draw_group(1, group_with(104, 40), DrawSettings(games_per_player=10,
-                       allowed_nation_games=30), "x", {})
+    group = draw_group(
+        1, group_with(104, 40), DrawSettings(games_per_player=10, allowed_nation_games=30), "x", {}
+    )
     assert 0 < len(group.conflicts) <= 30
     assert all(c.reason == "same nation" for c in group.conflicts)
 

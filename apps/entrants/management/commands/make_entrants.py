@@ -25,8 +25,11 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         try:
             entrants = make_entrants(
-                opts["count"], opts["seed"], nations=opts["nations"],
-                largest_share=opts["largest_share"], multi_entry_share=opts["multi_entry_share"],
+                opts["count"],
+                opts["seed"],
+                nations=opts["nations"],
+                largest_share=opts["largest_share"],
+                multi_entry_share=opts["multi_entry_share"],
             )
         except ValueError as exc:
             raise Failure(str(exc)) from exc

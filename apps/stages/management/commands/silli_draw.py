@@ -30,8 +30,12 @@ class Command(BaseCommand):
         parser.add_argument("--balance-ratings", action="store_true")
         parser.add_argument("--odd", action="store_true", help="use the all-odd family")
         parser.add_argument("--formula", help="a formula given by hand, e.g. 1,4,10,17,32")
-        parser.add_argument("--allow-nation-games", type=int, default=0,
-                            help="same-nation games allowed per group (listed in the certificate)")
+        parser.add_argument(
+            "--allow-nation-games",
+            type=int,
+            default=0,
+            help="same-nation games allowed per group (listed in the certificate)",
+        )
         parser.add_argument("--out", required=True, help="where to write DRAW.json")
 
     def handle(self, *args, **opts) -> None:
@@ -55,8 +59,9 @@ class Command(BaseCommand):
         except (DrawError, ValueError) as exc:
             raise Failure(f"{exc} Nothing was written.") from exc
         write_atomically(opts["out"], draw.to_json())
-        shapes = Counter((g.size, formula_text(g.formula) or "round robin", g.rule)
-                         for g in draw.groups)
+        shapes = Counter(
+            (g.size, formula_text(g.formula) or "round robin", g.rule) for g in draw.groups
+        )
         self.stdout.write(f"{len(entrants)} entrants, {len(draw.groups)} groups:")
         for (size, formula, rule), count in sorted(shapes.items(), key=lambda kv: -kv[0][0]):
             self.stdout.write(f"  {count} × {size} seats, {formula} ({rule})")

@@ -59,9 +59,19 @@ class Command(BaseCommand):
                 formula, rule = tuple(sorted(given)), "given"
         except NoFormulaError as exc:
             if opts["json"]:
-                self.stdout.write(json.dumps({"n": n, "games": games, "formula": None,
-                                              "rule": None, "valid": False, "violations": [],
-                                              "reason": str(exc)}))
+                self.stdout.write(
+                    json.dumps(
+                        {
+                            "n": n,
+                            "games": games,
+                            "formula": None,
+                            "rule": None,
+                            "valid": False,
+                            "violations": [],
+                            "reason": str(exc),
+                        }
+                    )
+                )
             raise Failure(str(exc)) from exc
         cert = certificate(n, formula, 50)
         relations = bad_relations(n, formula)
@@ -72,10 +82,16 @@ class Command(BaseCommand):
             except NoFormulaError as exc:
                 reason = str(exc)
         if opts["json"]:
-            out = {"n": n, "games": games, "formula": list(formula), "rule": rule,
-                   "valid": reason is None and cert.valid,
-                   "violations": [v.as_dict() for v in cert.violations],
-                   "violation_count": cert.violation_count, "relations": relations}
+            out = {
+                "n": n,
+                "games": games,
+                "formula": list(formula),
+                "rule": rule,
+                "valid": reason is None and cert.valid,
+                "violations": [v.as_dict() for v in cert.violations],
+                "violation_count": cert.violation_count,
+                "relations": relations,
+            }
             if reason:
                 out["reason"] = reason
             self.stdout.write(json.dumps(out))
