@@ -95,8 +95,11 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
-    "apps.entrants",
+    "apps.core",
     "apps.stages",
+    "apps.entrants",
+    "apps.groups",
+    "apps.results",
     "apps.standings",
 ]
 

@@ -68,6 +68,11 @@ class EntrantCsvError(ValueError):
 
 def parse_entrants_csv(text: str) -> list[Entrant]:
     """Parse an entrant CSV; raise :class:`EntrantCsvError` listing every bad row."""
+    return [entrant for _, entrant in parse_entrant_rows(text)]
+
+
+def parse_entrant_rows(text: str) -> list[tuple[int, Entrant]]:
+    """Like :func:`parse_entrants_csv`, with each entrant's line number in the file."""
     if text.startswith("\ufeff"):
         text = text[1:]
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -92,7 +97,7 @@ def parse_entrants_csv(text: str) -> list[Entrant]:
     if header_errors:
         raise EntrantCsvError(header_errors)
 
-    entrants: list[Entrant] = []
+    entrants: list[tuple[int, Entrant]] = []
     errors: list[RowError] = []
     first_line_of_code: dict[str, int] = {}
     try:
@@ -117,7 +122,7 @@ def parse_entrants_csv(text: str) -> list[Entrant]:
             if problems or entrant is None:
                 errors.append(RowError(line, "; ".join(problems)))
                 continue
-            entrants.append(entrant)
+            entrants.append((line, entrant))
     except csv.Error as exc:
         errors.append(RowError(reader.line_num, f"unreadable CSV: {exc}"))
     if errors:

@@ -1,0 +1,52 @@
+"""Who may do what — one module for HTML views and the API alike.
+
+Roles of issue 3: the public (reads published stages), organizers of a tournament (everything
+about it; staff count as organizers of every tournament).
+"""
+
+from __future__ import annotations
+
+from rest_framework import permissions
+
+from .errors import ActionError, ErrorCode
+
+
+def is_organizer(user, tournament) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_staff:
+        return True
+    return tournament.organizers.filter(pk=user.pk).exists()
+
+
+def can_view_stage(user, stage) -> bool:
+    """Published (and closed) stages are public; others only for their organizers."""
+    return stage.is_public or is_organizer(user, stage.tournament)
+
+
+def require_organizer(user, tournament) -> None:
+    if not is_organizer(user, tournament):
+        raise ActionError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Only the organizers of {tournament.name} may do this.",
+        )
+
+
+class IsOrganizerOrReadOnly(permissions.BasePermission):
+    """DRF: reading is open (views filter what is visible); writing needs an organizer.
+
+    The object may be a tournament or anything with ``.tournament`` or ``.stage``.
+    """
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return is_organizer(request.user, tournament_of(obj))
+
+
+def tournament_of(obj):
+    if hasattr(obj, "organizers"):
+        return obj
+    if hasattr(obj, "tournament"):
+        return obj.tournament
+    return obj.stage.tournament

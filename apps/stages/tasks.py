@@ -1,0 +1,43 @@
+"""Celery tasks of the draw job: thin wrappers around ``draw.py``.
+
+``run_draw`` divides the stage and fans out one ``draw_group`` task per group; the task that
+completes the last group runs ``finish_draw``. Every step is idempotent, tasks are acknowledged
+only after they ran (a killed worker's task is delivered again), and database hiccups are
+retried.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import DatabaseError
+
+from . import draw
+
+RETRY = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (DatabaseError,),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
+
+
+@shared_task(**RETRY)
+def run_draw(job_id: int) -> int:
+    numbers = draw.prepare(job_id)
+    for number in numbers:
+        draw_group.delay(job_id, number)
+    if not numbers:
+        finish_draw.delay(job_id)
+    return len(numbers)
+
+
+@shared_task(**RETRY)
+def draw_group(job_id: int, number: int) -> None:
+    if draw.draw_one_group(job_id, number):
+        finish_draw.delay(job_id)
+
+
+@shared_task(**RETRY)
+def finish_draw(job_id: int) -> bool:
+    return draw.finish(job_id)

@@ -1,0 +1,3 @@
+"""HTML page routes."""
+
+urlpatterns: list = []
