@@ -183,3 +183,6 @@ class DrawJobGroup(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["job", "number"], name="draw_job_group_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"group {self.number} of {self.job}"
