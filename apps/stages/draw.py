@@ -76,16 +76,20 @@ def met_before_pairs(stage: Stage, codes: list[str] | None = None) -> list[tuple
     return list(rows)
 
 
+def _mark_failed(job: DrawJob, message: str) -> None:
+    """Record a job's failure (the caller holds the job's row lock)."""
+    job.status = DrawJob.Status.FAILED
+    job.error = message
+    job.finished_at = timezone.now()
+    job.save(update_fields=["status", "error", "finished_at"])
+    record("draw.failed", job.started_by, stage=job.stage, job=job.pk, error=message)
+
+
 def _fail(job: DrawJob, message: str) -> None:
     with transaction.atomic():
         job = DrawJob.objects.select_for_update().get(pk=job.pk)
-        if job.finished:
-            return
-        job.status = DrawJob.Status.FAILED
-        job.error = message
-        job.finished_at = timezone.now()
-        job.save(update_fields=["status", "error", "finished_at"])
-        record("draw.failed", job.started_by, stage=job.stage, job=job.pk, error=message)
+        if not job.finished:
+            _mark_failed(job, message)
 
 
 def prepare(job_id: int) -> list[int]:
@@ -147,17 +151,11 @@ def finish(job_id: int) -> bool:
         stage = Stage.objects.select_for_update().get(pk=job.stage_id)
         latest = stage.draw_jobs.order_by("-created_at", "-id").first()
         if latest is None or latest.pk != job.pk:
-            job.status, job.error = DrawJob.Status.FAILED, "A newer draw of this stage replaced it."
-            job.finished_at = timezone.now()
-            job.save(update_fields=["status", "error", "finished_at"])
+            _mark_failed(job, "A newer draw of this stage replaced this one.")
             return False
         if stage.status not in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN):
-            job.status = DrawJob.Status.FAILED
-            job.error = (
-                f"The stage is {stage.get_status_display().lower()}; the draw was not written."
-            )
-            job.finished_at = timezone.now()
-            job.save(update_fields=["status", "error", "finished_at"])
+            status = stage.get_status_display().lower()
+            _mark_failed(job, f"The stage is {status}; the draw was not written.")
             return False
         payloads = list(job.group_results.order_by("number").values_list("payload", flat=True))
         digest = groups_digest(payloads)
