@@ -1,3 +1,9 @@
 """REST API routes (mounted at /api/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from apps.stages.api import DrawJobProgressView
+
+urlpatterns = [
+    path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
+]

@@ -106,14 +106,17 @@ def import_entrants(user, stage, text: str) -> ImportPreview:
     return preview
 
 
-def engine_entrants(stage) -> list[EngineEntrant]:
-    """The stage's entrants as the engine sees them, in code order."""
-    rows = (
-        Entrant.objects.filter(stage_entries__stage=stage)
-        .order_by("code")
-        .values_list("code", "name", "nation", "rating", "person", "email")
-    )
-    return [EngineEntrant(*row) for row in rows]
+def engine_entrants(stage, codes: list[str] | None = None) -> list[EngineEntrant]:
+    """The stage's entrants (or those of ``codes``) as the engine sees them, in code order."""
+    rows = Entrant.objects.filter(stage_entries__stage=stage)
+    if codes is not None:
+        rows = rows.filter(code__in=codes)
+    return [
+        EngineEntrant(*row)
+        for row in rows.order_by("code").values_list(
+            "code", "name", "nation", "rating", "person", "email"
+        )
+    ]
 
 
 def export_entrants_csv(stage) -> str:

@@ -130,8 +130,7 @@ def draw_one_group(job_id: int, number: int) -> bool:
     if row.payload is None:
         stage = job.stage
         settings = DrawSettings.from_dict(job.draw_settings)
-        by_code = {e.code: e for e in engine_entrants(stage)}
-        members = [by_code[c] for c in row.members]
+        members = engine_entrants(stage, row.members)
         partners = met_before_map(met_before_pairs(stage, row.members))
         try:
             payload = draw_group(number, members, settings, job.seed, partners).as_dict()
