@@ -18,6 +18,7 @@ test: install
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo --if-empty
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 demo: install

@@ -24,6 +24,23 @@ def can_view_stage(user, stage) -> bool:
     return stage.is_public or is_organizer(user, stage.tournament)
 
 
+def is_group_td(user, group) -> bool:
+    return getattr(user, "is_authenticated", False) and group.td_id == user.pk
+
+
+def can_enter_results(user, group) -> bool:
+    """The group's TD and the tournament's organizers enter results."""
+    return is_group_td(user, group) or is_organizer(user, group.stage.tournament)
+
+
+def require_result_entry(user, group) -> None:
+    if not can_enter_results(user, group):
+        raise ActionError(
+            ErrorCode.PERMISSION_DENIED,
+            f"Only the TD of group {group.number} and the organizers may enter its results.",
+        )
+
+
 def require_organizer(user, tournament) -> None:
     if not is_organizer(user, tournament):
         raise ActionError(

@@ -51,6 +51,8 @@ class StageEntry(models.Model):
     entrant = models.ForeignKey(Entrant, on_delete=models.CASCADE, related_name="stage_entries")
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.REGISTERED)
     reason = models.CharField(max_length=200, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawal_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [

@@ -25,6 +25,10 @@ class Group(models.Model):
         on_delete=models.SET_NULL,
         related_name="directed_groups",
     )
+    standings_pending = models.BooleanField(
+        default=False, help_text="a standings recompute is queued for this group"
+    )
+    standings_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["stage", "number"]

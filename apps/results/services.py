@@ -1,0 +1,151 @@
+"""Result entry: one action per change, each in one transaction with its audit event.
+
+Optimistic concurrency: every save names the game's ``version`` it was based on; a save
+based on an older version is refused with a conflict (nothing is overwritten silently).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from apps.core.audit import record
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_result_entry
+from apps.entrants.models import StageEntry
+from apps.stages.models import Stage
+
+from .models import Game
+
+RESULTS = {code for code, _ in Game.Result.choices}
+FORFEIT_LOSS = {"white": "-+", "black": "+-"}  # what a withdrawal gives the withdrawn side
+
+
+def _open_for_results(stage: Stage) -> None:
+    if stage.status != Stage.Status.PUBLISHED:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            f"Results can be entered only while the stage is in play; it is "
+            f"{stage.get_status_display().lower()}.",
+        )
+
+
+def enter_result(
+    user,
+    game: Game,
+    result: str,
+    *,
+    expected_version: int,
+    adjudicated: bool = False,
+    reason: str = "",
+) -> Game:
+    """Set (or correct) a game's result. A correction of a finished game needs a reason."""
+    if result not in RESULTS:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            f"{result!r} is not a result code; use one "
+            "of 1-0, 0-1, 1/2-1/2, +-, -+, -- or empty for in progress.",
+        )
+    reason = reason.strip()
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("group__stage__tournament", "white", "black")
+            .get(pk=game.pk)
+        )
+        require_result_entry(user, game.group)
+        _open_for_results(game.group.stage)
+        if game.version != expected_version:
+            raise ActionError(
+                ErrorCode.CONFLICT,
+                f"{game.white.name} – {game.black.name} was changed meanwhile (now "
+                f"{game.result or 'in progress'}). Reload the game and enter the result again.",
+                [{"game": game.pk, "version": game.version, "result": game.result}],
+            )
+        old, old_adjudicated = game.result, game.adjudicated
+        if (old, old_adjudicated) == (result, adjudicated):
+            return game
+        correcting = bool(old)
+        if correcting and not reason:
+            raise ActionError(
+                ErrorCode.INVALID_INPUT, "Give a reason for correcting a finished game."
+            )
+        game.result, game.adjudicated = result, adjudicated and bool(result)
+        game.version += 1
+        game.updated_at = timezone.now()
+        game.save(update_fields=["result", "adjudicated", "version", "updated_at"])
+        record(
+            "result.corrected" if correcting else "result.entered",
+            user,
+            stage=game.group.stage,
+            group=game.group,
+            game=game,
+            old=old,
+            new=game.result,
+            adjudicated=game.adjudicated,
+            reason=reason,
+        )
+        _standings_changed(game.group_id)
+    return game
+
+
+def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
+    """Withdraw an entrant from a stage: every unfinished game becomes a forfeit loss for
+    them, in one transaction and one audit event."""
+    reason = reason.strip()
+    if not reason:
+        raise ActionError(ErrorCode.INVALID_INPUT, "Give the reason for the withdrawal.")
+    with transaction.atomic():
+        entry = (
+            StageEntry.objects.select_for_update(of=("self",))
+            .select_related("stage__tournament", "entrant")
+            .get(pk=entry.pk)
+        )
+        games = list(
+            Game.objects.select_for_update(of=("self",))
+            .select_related("group")
+            .filter(group__stage=entry.stage)
+            .filter(Q(white=entry.entrant) | Q(black=entry.entrant))
+            .order_by("number")
+        )
+        group = games[0].group if games else None
+        if group is None:
+            raise ActionError(ErrorCode.WRONG_STATUS, "The entrant has no games in this stage.")
+        require_result_entry(user, group)
+        _open_for_results(entry.stage)
+        if entry.withdrawn_at is not None:
+            raise ActionError(
+                ErrorCode.WRONG_STATUS, f"{entry.entrant.name} has withdrawn already."
+            )
+        now = timezone.now()
+        changed = []
+        for game in games:
+            if game.result:
+                continue
+            side = "white" if game.white_id == entry.entrant_id else "black"
+            game.result = FORFEIT_LOSS[side]
+            game.version += 1
+            game.updated_at = now
+            changed.append(game)
+        Game.objects.bulk_update(changed, ["result", "version", "updated_at"])
+        entry.withdrawn_at = now
+        entry.withdrawal_reason = reason
+        entry.save(update_fields=["withdrawn_at", "withdrawal_reason"])
+        record(
+            "entrant.withdrawn",
+            user,
+            stage=entry.stage,
+            group=group,
+            entrant=entry.entrant.code,
+            reason=reason,
+            games=[{"game": g.pk, "new": g.result} for g in changed],
+        )
+        _standings_changed(group.pk)
+    return changed
+
+
+def _standings_changed(group_id: int) -> None:
+    from apps.standings.services import schedule_recompute
+
+    transaction.on_commit(lambda: schedule_recompute(group_id))

@@ -1,0 +1,181 @@
+"""Standings of groups and stages, computed by the pure ``tiebreaks`` module.
+
+A result change marks its group and queues ONE recompute task for it (coalesced: while a
+recompute is queued, further changes queue nothing more); the task clears the mark first, so
+a change that lands during the recompute queues the next one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.entrants.models import StageEntry
+from apps.groups.models import Group, Seat
+from apps.results.models import Game
+from apps.stages.models import Stage
+
+from . import tiebreaks as tb
+from .models import FIGURES, GroupStanding
+
+COALESCE_SECONDS = 2
+W, D, L = tb.Outcome.WIN, tb.Outcome.DRAW, tb.Outcome.LOSS
+# result -> (white outcome, black outcome, played)
+OUTCOMES = {
+    "1-0": (W, L, True),
+    "0-1": (L, W, True),
+    "1/2-1/2": (D, D, True),
+    "+-": (W, L, False),
+    "-+": (L, W, False),
+    "--": (L, L, False),
+}
+
+
+def schedule_recompute(group_id: int) -> bool:
+    """Queue the group's recompute unless one is queued already. True if this call queued it."""
+    from .tasks import recompute_group_standings
+
+    if not Group.objects.filter(pk=group_id, standings_pending=False).update(
+        standings_pending=True
+    ):
+        return False
+    recompute_group_standings.apply_async((group_id,), countdown=COALESCE_SECONDS)
+    return True
+
+
+def scoring(tournament) -> tb.Scoring:
+    return tb.Scoring(
+        Fraction(str(tournament.points_win)),
+        Fraction(str(tournament.points_draw)),
+        Fraction(str(tournament.points_loss)),
+    )
+
+
+def stage_games_per_player(stage: Stage, group: Group) -> int:
+    """T: 2k for a Silli group, n−1 (or 2(n−1)) for a round robin."""
+    if stage.format == Stage.Format.ROUND_ROBIN:
+        return (group.size - 1) * (2 if stage.double_round_robin else 1)
+    return stage.games_per_player
+
+
+def chain(tournament) -> tuple[tb.Key, ...]:
+    return tb.SYSTEMS[tournament.tiebreak]
+
+
+@dataclass(frozen=True)
+class GroupTable:
+    """Standings of one group as computed now (not stored)."""
+
+    group: Group
+    standings: list[tb.Standing]
+    seat_of: dict[int, int]  # entrant id -> seat
+    finished: dict[int, int]
+    scheduled: dict[int, int]
+    withdrawn: set[int]
+
+
+def compute_group(group: Group) -> GroupTable:
+    """Figures and places of a group from its games (one query for the games)."""
+    stage = group.stage
+    tournament = stage.tournament
+    seat_of = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
+    records: dict[int, list[tb.Game]] = {e: [] for e in seat_of}
+    finished: dict[int, int] = defaultdict(int)
+    scheduled: dict[int, int] = defaultdict(int)
+    games = (
+        Game.objects.filter(group=group)
+        .order_by("updated_at", "number")
+        .values_list("white_id", "black_id", "result")
+    )
+    for white, black, result in games:
+        scheduled[white] += 1
+        scheduled[black] += 1
+        if not result:
+            continue
+        finished[white] += 1
+        finished[black] += 1
+        w, b, played = OUTCOMES[result]
+        records[white].append(tb.Game(black, w, played, tb.Colour.WHITE))
+        records[black].append(tb.Game(white, b, played, tb.Colour.BLACK))
+    players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.get)]
+    figures = tb.compute_figures(
+        players, stage_games_per_player(stage, group), scoring=scoring(tournament)
+    )
+    withdrawn = set(
+        StageEntry.objects.filter(
+            stage=stage, entrant_id__in=seat_of, withdrawn_at__isnull=False
+        ).values_list("entrant_id", flat=True)
+    )
+    return GroupTable(
+        group, tb.rank(figures, chain(tournament)), seat_of, finished, scheduled, withdrawn
+    )
+
+
+def _decimal(value) -> str:
+    if isinstance(value, Fraction):
+        return str(round(Decimal(value.numerator) / Decimal(value.denominator), 6).normalize())
+    return str(value)
+
+
+def recompute_group(group_id: int) -> int:
+    """Recompute and store a group's standings; returns the number of rows."""
+    Group.objects.filter(pk=group_id).update(standings_pending=False)
+    group = Group.objects.select_related("stage__tournament").get(pk=group_id)
+    table = compute_group(group)
+    rows = [
+        GroupStanding(
+            group=group,
+            entrant_id=s.figures.id,
+            seat=table.seat_of[s.figures.id],
+            position=position,
+            place=s.label,
+            points=Decimal(_decimal(s.figures.points)),
+            finished=table.finished[s.figures.id],
+            scheduled=table.scheduled[s.figures.id],
+            withdrawn=s.figures.id in table.withdrawn,
+            figures={name: _decimal(getattr(s.figures, name)) for name in FIGURES},
+        )
+        for position, s in enumerate(table.standings, start=1)
+    ]
+    with transaction.atomic():
+        GroupStanding.objects.filter(group=group).delete()
+        GroupStanding.objects.bulk_create(rows)
+        Group.objects.filter(pk=group_id).update(standings_at=timezone.now())
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class RankedRow:
+    place: str
+    standing: GroupStanding
+
+
+def stage_ranking(stage: Stage) -> list[RankedRow]:
+    """The unified ranking of a stage: every group's stored rows ordered by the chain;
+    entrants equal on every key share a place."""
+    keys = [k.value for k in chain(stage.tournament)]
+    rows = list(
+        GroupStanding.objects.filter(group__stage=stage)
+        .select_related("entrant", "group")
+        .order_by("group__number", "position")
+    )
+
+    def key(row: GroupStanding) -> tuple:
+        return tuple(Decimal(row.figures[k]) for k in keys)
+
+    rows.sort(key=key, reverse=True)
+    ranked: list[RankedRow] = []
+    start = 0
+    while start < len(rows):
+        end = start
+        while end + 1 < len(rows) and key(rows[end + 1]) == key(rows[start]):
+            end += 1
+        label = str(start + 1) if start == end else f"{start + 1}-{end + 1}"
+        ranked.extend(RankedRow(label, rows[i]) for i in range(start, end + 1))
+        start = end + 1
+    return ranked

@@ -1,0 +1,35 @@
+import pytest
+from django.contrib.auth import get_user_model
+
+from apps.entrants.services import import_entrants
+from apps.silli.entrants import entrants_csv
+from apps.silli.synth import make_entrants
+from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+
+
+@pytest.fixture
+def eager_celery():
+    from config.celery import app
+
+    before = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = before
+
+
+@pytest.fixture
+def organizer(db):
+    return get_user_model().objects.create_user("org", "org@example.org", "pw-org-123")
+
+
+@pytest.fixture
+def published_stage(organizer, eager_celery):
+    """A published preliminary of 300 entrants in 3 groups of 100 (10 games)."""
+    cup = create_tournament(organizer, name="Results Cup", slug="results-cup")
+    stage = cup.first_stage
+    import_entrants(organizer, stage, entrants_csv(make_entrants(300, "results")))
+    close_registration(organizer, stage)
+    start_draw(organizer, stage, "seed")
+    publish_draw(organizer, stage)
+    stage.refresh_from_db()
+    return stage
