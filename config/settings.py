@@ -210,4 +210,9 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": _ENV.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # In-process tasks would log one line per task into the web server's output.
+        "celery.app.trace": {"level": "WARNING" if CELERY_TASK_ALWAYS_EAGER else "INFO"},
+        "kombu.connection": {"level": "ERROR" if CELERY_TASK_ALWAYS_EAGER else "WARNING"},
+    },
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from apps.entrants.services import import_entrants
+from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 
@@ -47,5 +48,7 @@ def create_demo_cup(log=print) -> Tournament:
     if job.status != DrawJob.Status.SUCCEEDED:
         raise RuntimeError(f"the demo draw did not finish: {job.status} {job.error}")
     publish_draw(user, stage)
-    log(f"Demo Cup: published, {stage.groups.count()} groups.")
+    log(f"Demo Cup: published, {stage.groups.count()} groups; simulating results …")
+    results = simulate_results(user, stage, share=0.6, seed="demo-cup")
+    log(f"Demo Cup: {results} results entered, standings computed.")
     return cup

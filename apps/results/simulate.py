@@ -1,0 +1,84 @@
+"""Simulated results for demos and tests: rating-based, deterministic from a seed.
+
+One bulk action: every simulated result is an audit event like a TD's entry, withdrawals go
+through :func:`~apps.results.services.withdraw_entrant`, and each group's standings are
+recomputed once at the end.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.audit import AuditEvent
+from apps.core.permissions import require_organizer
+from apps.entrants.models import StageEntry
+from apps.silli.rng import ChanceStream
+from apps.standings.services import recompute_group
+
+from .models import Game
+from .services import withdraw_entrant
+
+DRAW_RATE = 0.45  # correspondence chess draws a lot
+
+
+def expected_white_score(white_rating: int | None, black_rating: int | None) -> float:
+    a, b = white_rating or 2000, black_rating or 2000
+    return 1.0 / (1.0 + 10 ** ((b - a) / 400.0))
+
+
+def simulate_results(
+    user, stage, *, share: float = 0.6, withdrawals: float = 0.004, seed: str = "simulation"
+) -> int:
+    """Finish about ``share`` of the stage's open games and withdraw about ``withdrawals``
+    of its entrants. Returns the number of results entered."""
+    require_organizer(user, stage.tournament)
+    rng = ChanceStream(seed, f"results/{stage.pk}")
+    now = timezone.now()
+    games = list(
+        Game.objects.filter(group__stage=stage, result="")
+        .select_related("white", "black", "group")
+        .order_by("group__number", "number")
+    )
+    finished = []
+    for game in games:
+        if rng.uniform() >= share:
+            continue
+        e = expected_white_score(game.white.rating, game.black.rating)
+        win = max(0.0, e - DRAW_RATE / 2)
+        loss = max(0.0, 1 - e - DRAW_RATE / 2)
+        u = rng.uniform()
+        game.result = "1-0" if u < win else "0-1" if u < win + loss else "1/2-1/2"
+        game.version += 1
+        game.updated_at = now
+        finished.append(game)
+    with transaction.atomic():
+        Game.objects.bulk_update(finished, ["result", "version", "updated_at"], batch_size=2000)
+        AuditEvent.objects.bulk_create(
+            [
+                AuditEvent(
+                    action="result.entered",
+                    actor=user,
+                    tournament_id=stage.tournament_id,
+                    stage=stage,
+                    group_id=g.group_id,
+                    game=g,
+                    data={
+                        "old": "",
+                        "new": g.result,
+                        "adjudicated": False,
+                        "reason": "",
+                        "simulated": True,
+                    },
+                )
+                for g in finished
+            ],
+            batch_size=2000,
+        )
+    entries = list(StageEntry.objects.filter(stage=stage).order_by("entrant__code"))
+    for entry in entries:
+        if rng.uniform() < withdrawals:
+            withdraw_entrant(user, entry, "withdrew (simulated)")
+    for group_id in stage.groups.values_list("pk", flat=True):
+        recompute_group(group_id)
+    return len(finished)

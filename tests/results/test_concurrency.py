@@ -1,0 +1,80 @@
+"""Concurrency on PostgreSQL: two TDs saving one game, a withdrawal racing a result.
+
+Each contender runs in its own thread with its own database connection, and both start
+together at a barrier, so their transactions really overlap.
+"""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from apps.core.errors import ActionError, ErrorCode
+from apps.entrants.models import StageEntry
+from apps.results.models import Game
+from apps.results.services import enter_result, withdraw_entrant
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def race(*actions):
+    """Run the actions at once, each in a thread; return each one's value or ActionError."""
+    barrier = threading.Barrier(len(actions))
+    outcomes = [None] * len(actions)
+
+    def run(i, action):
+        try:
+            barrier.wait()
+            outcomes[i] = action()
+        except ActionError as exc:
+            outcomes[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return outcomes
+
+
+def test_two_simultaneous_saves_of_one_game_one_wins_one_conflicts(published_stage, organizer):
+    game = Game.objects.filter(group__stage=published_stage).order_by("pk").first()
+    codes = ["1-0", "0-1", "1/2-1/2", "+-", "-+"]
+    for _ in range(5):
+        current = Game.objects.get(pk=game.pk)
+        version = current.version
+        a, b = [c for c in codes if c != current.result][:2]  # both really change the game
+        outcomes = race(
+            lambda: enter_result(organizer, game, a, expected_version=version, reason="race"),
+            lambda: enter_result(organizer, game, b, expected_version=version, reason="race"),
+        )
+        errors = [o for o in outcomes if isinstance(o, ActionError)]
+        winners = [o for o in outcomes if isinstance(o, Game)]
+        assert len(winners) == 1 and len(errors) == 1
+        assert errors[0].code == ErrorCode.CONFLICT
+        game.refresh_from_db()
+        assert game.result == winners[0].result and game.version == version + 1
+
+
+def test_a_withdrawal_racing_a_result_loses_nothing(published_stage, organizer):
+    game = Game.objects.filter(group__stage=published_stage).order_by("pk").first()
+    entry = StageEntry.objects.get(stage=published_stage, entrant=game.black)
+    outcomes = race(
+        lambda: enter_result(organizer, game, "0-1", expected_version=0),
+        lambda: withdraw_entrant(organizer, entry, "moved away"),
+    )
+    game.refresh_from_db()
+    if isinstance(outcomes[0], Game):
+        # the result came first: the withdrawal kept it and forfeited the other nine
+        assert game.result == "0-1"
+        assert len(outcomes[1]) == 9
+    else:
+        # the withdrawal came first: the stale save was refused, the forfeit stands
+        assert outcomes[0].code == ErrorCode.CONFLICT
+        assert game.result == "+-" and len(outcomes[1]) == 10
+    open_games = Game.objects.filter(group=game.group, result="").filter(
+        white=entry.entrant
+    ) | Game.objects.filter(group=game.group, result="", black=entry.entrant)
+    assert not open_games.exists()
