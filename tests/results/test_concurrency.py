@@ -47,8 +47,12 @@ def test_two_simultaneous_saves_of_one_game_one_wins_one_conflicts(published_sta
         version = current.version
         a, b = [c for c in codes if c != current.result][:2]  # both really change the game
         outcomes = race(
-            lambda: enter_result(organizer, game, a, expected_version=version, reason="race"),
-            lambda: enter_result(organizer, game, b, expected_version=version, reason="race"),
+            lambda a=a, v=version: enter_result(
+                organizer, game, a, expected_version=v, reason="race"
+            ),
+            lambda b=b, v=version: enter_result(
+                organizer, game, b, expected_version=v, reason="race"
+            ),
         )
         errors = [o for o in outcomes if isinstance(o, ActionError)]
         winners = [o for o in outcomes if isinstance(o, Game)]
