@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from operator import itemgetter
 
 from django.db import transaction
 from django.utils import timezone
@@ -149,33 +150,44 @@ def recompute_group(group_id: int) -> int:
     return len(rows)
 
 
-@dataclass(frozen=True)
-class RankedRow:
-    place: str
-    standing: GroupStanding
+RANKING_FIELDS = (
+    "group__number",
+    "seat",
+    "entrant__code",
+    "entrant__name",
+    "entrant__nation",
+    "entrant__rating",
+    "points",
+    "figures",
+    "finished",
+    "scheduled",
+    "withdrawn",
+)
 
 
-def stage_ranking(stage: Stage) -> list[RankedRow]:
+def stage_ranking(stage: Stage) -> list[dict]:
     """The unified ranking of a stage: every group's stored rows ordered by the chain;
-    entrants equal on every key share a place."""
+    entrants equal on every key share a place (``place`` is e.g. ``"3"`` or ``"3-4"``).
+
+    Rows are plain dicts (one query, no model instances) so 100,000 entrants stay cheap.
+    """
     keys = [k.value for k in chain(stage.tournament)]
-    rows = list(
-        GroupStanding.objects.filter(group__stage=stage)
-        .select_related("entrant", "group")
+    rows = [
+        dict(zip(RANKING_FIELDS, values, strict=True))
+        for values in GroupStanding.objects.filter(group__stage=stage)
         .order_by("group__number", "position")
-    )
-
-    def key(row: GroupStanding) -> tuple:
-        return tuple(Decimal(row.figures[k]) for k in keys)
-
-    rows.sort(key=key, reverse=True)
-    ranked: list[RankedRow] = []
+        .values_list(*RANKING_FIELDS)
+    ]
+    for row in rows:
+        row["key"] = tuple(Decimal(row["figures"][k]) for k in keys)
+    rows.sort(key=itemgetter("key"), reverse=True)
     start = 0
     while start < len(rows):
         end = start
-        while end + 1 < len(rows) and key(rows[end + 1]) == key(rows[start]):
+        while end + 1 < len(rows) and rows[end + 1]["key"] == rows[start]["key"]:
             end += 1
         label = str(start + 1) if start == end else f"{start + 1}-{end + 1}"
-        ranked.extend(RankedRow(label, rows[i]) for i in range(start, end + 1))
+        for i in range(start, end + 1):
+            rows[i]["place"] = label
         start = end + 1
-    return ranked
+    return rows

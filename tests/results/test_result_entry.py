@@ -86,3 +86,19 @@ def test_standings_are_recomputed_for_the_group(published_stage, organizer):
     top = rows.first()
     assert top.entrant_id == game.white_id and top.place == "1" and top.points == 1
     assert top.finished == 1 and top.scheduled == 10
+
+
+def test_unified_ranking_orders_the_whole_stage_and_shares_places(published_stage, organizer):
+    from apps.standings.services import recompute_group, stage_ranking
+
+    game = first_game(published_stage, number=2)
+    enter_result(organizer, game, "0-1", expected_version=0)
+    for group in published_stage.groups.all():
+        recompute_group(group.pk)
+    ranking = stage_ranking(published_stage)
+    assert len(ranking) == 300
+    assert ranking[0]["entrant__code"] == game.black.code and ranking[0]["place"] == "1"
+    # the loser has 0 points but TS 100 (their opponent scored 1 of 1): alone in 2nd
+    assert (ranking[1]["entrant__code"], ranking[1]["place"]) == (game.white.code, "2")
+    # everyone else has the same key (no finished game): one shared place
+    assert {r["place"] for r in ranking[2:]} == {"3-300"}
