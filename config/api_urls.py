@@ -1,9 +1,59 @@
-"""REST API routes (mounted at /api/)."""
+"""REST API routes (mounted at /api/); the schema is at /api/schema/, the docs at /api/docs/."""
 
-from django.urls import path
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularRedocView
+from rest_framework.routers import SimpleRouter
 
-from apps.stages.api import DrawJobProgressView
+from apps.core.api import EndpointNotFoundView
+from apps.entrants.api import EntrantImportView, StageEntrantCsvView, StageEntrantListView
+from apps.groups.api import GroupViewSet, PlayerSearchView
+from apps.stages.api import (
+    CloseRegistrationView,
+    DrawJobProgressView,
+    DrawView,
+    PublishView,
+    ReopenRegistrationView,
+    StageViewSet,
+    TournamentViewSet,
+)
+
+router = SimpleRouter()
+router.register("tournaments", TournamentViewSet, basename="api-tournament")
+router.register("stages", StageViewSet, basename="api-stage")
+router.register("groups", GroupViewSet, basename="api-group")
 
 urlpatterns = [
+    *router.urls,
+    path(
+        "stages/<int:pk>/entrants/",
+        StageEntrantListView.as_view(),
+        name="api-stage-entrants",
+    ),
+    path(
+        "stages/<int:pk>/entrants.csv",
+        StageEntrantCsvView.as_view(),
+        name="api-stage-entrants-csv",
+    ),
+    path(
+        "stages/<int:pk>/entrants/import/",
+        EntrantImportView.as_view(),
+        name="api-stage-entrants-import",
+    ),
+    path(
+        "stages/<int:pk>/close-registration/",
+        CloseRegistrationView.as_view(),
+        name="api-stage-close-registration",
+    ),
+    path(
+        "stages/<int:pk>/reopen-registration/",
+        ReopenRegistrationView.as_view(),
+        name="api-stage-reopen-registration",
+    ),
+    path("stages/<int:pk>/draw/", DrawView.as_view(), name="api-stage-draw"),
+    path("stages/<int:pk>/publish/", PublishView.as_view(), name="api-stage-publish"),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
+    path("players/", PlayerSearchView.as_view(), name="api-players"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    # Last: any other /api/ address answers 404 in the API's error format.
+    re_path(r"^", EndpointNotFoundView.as_view(), name="api-not-found"),
 ]

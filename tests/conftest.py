@@ -4,6 +4,9 @@ Mark a test `postgres`, `redis` or `browser` when it needs PostgreSQL, Redis or 
 Locally a missing service skips the test, so `make test` works on a bare machine. In CI
 (`CI=true`) every service must be there, so a missing one fails the test instead of hiding
 it behind a skip.
+
+Celery tasks run inside the test process, even in CI where CELERY_BROKER_URL names Redis and
+no worker listens; tests/integration starts a real worker where that is the point.
 """
 
 import functools
@@ -13,6 +16,8 @@ from pathlib import Path
 import pytest
 import redis
 from django.conf import settings
+
+from config.celery import app as celery_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -63,3 +68,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if _in_ci():
             pytest.fail(f"CI needs {marker}: {reason}", pytrace=False)
         pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process():
+    conf = celery_app.conf
+    saved = conf.task_always_eager, conf.task_eager_propagates
+    conf.task_always_eager = conf.task_eager_propagates = True
+    yield
+    conf.task_always_eager, conf.task_eager_propagates = saved

@@ -6,6 +6,7 @@ about it; staff count as organizers of every tournament).
 
 from __future__ import annotations
 
+from django.db.models import Q
 from rest_framework import permissions
 
 from .errors import ActionError, ErrorCode
@@ -39,6 +40,24 @@ def require_result_entry(user, group) -> None:
             ErrorCode.PERMISSION_DENIED,
             f"Only the TD of group {group.number} and the organizers may enter its results.",
         )
+
+
+def public_stages_filter(to_stage: str = "") -> Q:
+    """Published and closed stages, as a filter on a queryset that reaches a stage through
+    ``to_stage`` (``""`` for stages themselves, ``"stage__"`` for groups or seats)."""
+    from apps.stages.models import Stage  # core is imported by the apps, not the other way
+
+    return Q(**{f"{to_stage}status__in": [Stage.Status.PUBLISHED, Stage.Status.CLOSED]})
+
+
+def visible_stages_filter(user, to_stage: str = "") -> Q:
+    """The stages ``user`` may see (as :func:`can_view_stage` decides for one), as a filter."""
+    if not getattr(user, "is_authenticated", False):
+        return public_stages_filter(to_stage)
+    if user.is_staff:
+        return Q()
+    organized = user.organized_tournaments.values("pk")
+    return public_stages_filter(to_stage) | Q(**{f"{to_stage}tournament__in": organized})
 
 
 def require_organizer(user, tournament) -> None:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 
-from django.db import connection, transaction
-from django.db.models import Q
+from django.db import transaction
 from django.utils import timezone
 
 from apps.core.audit import record
+from apps.core.bulk import insert_rows
 from apps.entrants.models import Entrant
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group, Seat
@@ -32,6 +32,7 @@ from apps.silli.draw import (
     groups_digest,
     met_before_map,
 )
+from apps.silli.entrants import Entrant as EngineEntrant
 
 from .models import DrawJob, DrawJobGroup, Stage
 
@@ -63,17 +64,34 @@ def earlier_groups(stage: Stage) -> dict[str, str]:
     return {code: f"{order}/{number}" for code, order, number in rows}
 
 
-def met_before_pairs(stage: Stage, codes: list[str] | None = None) -> list[tuple[str, str]]:
-    """Pairs of the stage's entrants (or of ``codes``) who played in an earlier stage."""
-    members = Q(white__stage_entries__stage=stage) & Q(black__stage_entries__stage=stage)
-    if codes is not None:
-        members = Q(white__code__in=codes) & Q(black__code__in=codes)
+def met_before_pairs(stage: Stage) -> list[tuple[str, str]]:
+    """Pairs of the stage's entrants who played each other in an earlier stage."""
     rows = Game.objects.filter(
-        members,
+        white__stage_entries__stage=stage,
+        black__stage_entries__stage=stage,
         group__stage__tournament_id=stage.tournament_id,
         group__stage__order__lt=stage.order,
     ).values_list("white__code", "black__code")
-    return list(rows)
+    return list(rows.order_by())
+
+
+def _group_rows(
+    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]]
+) -> list[dict[str, list]]:
+    """Each group's ``members`` row: its entrants as the division saw them and the pairs of
+    them who met before, so that a group's task reads nothing but its own row."""
+    group_of = {e.code: i for i, members in enumerate(groups) for e in members}
+    met_before: list[list[list[str]]] = [[] for _ in groups]
+    for a, b in pairs:
+        if group_of[a] == group_of[b]:
+            met_before[group_of[a]].append([a, b])
+    return [
+        {
+            "entrants": [[e.code, e.name, e.nation, e.rating, e.person, e.email] for e in members],
+            "met_before": met,
+        }
+        for members, met in zip(groups, met_before, strict=True)
+    ]
 
 
 def _mark_failed(job: DrawJob, message: str) -> None:
@@ -105,11 +123,13 @@ def prepare(job_id: int) -> list[int]:
         except (DrawError, ValueError) as exc:
             _fail(job, str(exc))
             return []
+        rows = _group_rows(groups, met_before_pairs(stage))
         with transaction.atomic():
             DrawJobGroup.objects.filter(job=job).delete()
-            DrawJobGroup.objects.bulk_create(
-                DrawJobGroup(job=job, number=i, members=[e.code for e in members])
-                for i, members in enumerate(groups, start=1)
+            insert_rows(
+                DrawJobGroup,
+                ("job_id", "number", "members"),
+                ((job.pk, i, members) for i, members in enumerate(rows, start=1)),
             )
             job.total_groups = len(groups)
             job.status = DrawJob.Status.RUNNING
@@ -123,15 +143,14 @@ def prepare(job_id: int) -> list[int]:
 
 def draw_one_group(job_id: int, number: int) -> bool:
     """Step 2 for one group. Returns True when every group of the job is drawn."""
-    job = DrawJob.objects.select_related("stage__tournament").get(pk=job_id)
+    row = DrawJobGroup.objects.select_related("job").get(job_id=job_id, number=number)
+    job = row.job
     if job.finished:
         return False
-    row = job.group_results.get(number=number)
     if row.payload is None:
-        stage = job.stage
         settings = DrawSettings.from_dict(job.draw_settings)
-        members = engine_entrants(stage, row.members)
-        partners = met_before_map(met_before_pairs(stage, row.members))
+        members = [EngineEntrant(*fields) for fields in row.members["entrants"]]
+        partners = met_before_map(tuple(pair) for pair in row.members["met_before"])
         try:
             payload = draw_group(number, members, settings, job.seed, partners).as_dict()
         except DrawError as exc:
@@ -219,17 +238,13 @@ def persist_groups(stage: Stage, payloads: list[dict]) -> None:
         for p in payloads
         for s in p["seats"]
     )
-    _insert(Seat, ("stage_id", "group_id", "number", "entrant_id"), seats)
+    insert_rows(Seat, ("stage_id", "group_id", "number", "entrant_id"), seats)
     games = (
-        (group_ids[p["number"]], i, g.get("round"), ids[g["white"]], ids[g["black"]], "", False, 0)
+        (group_ids[p["number"]], i, g.get("round"), ids[g["white"]], ids[g["black"]])
         for p in payloads
         for i, g in enumerate(p["games"], start=1)
     )
-    _insert(
-        Game,
-        ("group_id", "number", "round", "white_id", "black_id", "result", "adjudicated", "version"),
-        games,
-    )
+    insert_rows(Game, ("group_id", "number", "round", "white_id", "black_id"), games)
 
 
 def _nation_mix(payload: dict) -> list[list]:
@@ -237,28 +252,6 @@ def _nation_mix(payload: dict) -> list[list]:
     for seat in payload["seats"]:
         counts[seat["nation"]] = counts.get(seat["nation"], 0) + 1
     return [[n, c] for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
-def _insert(model, columns: tuple[str, ...], rows) -> None:
-    """Bulk insert: COPY on PostgreSQL, batched ``bulk_create`` elsewhere."""
-    if connection.vendor == "postgresql":
-        table = connection.ops.quote_name(model._meta.db_table)
-        names = ", ".join(connection.ops.quote_name(c) for c in columns)
-        with (
-            connection.cursor() as cursor,
-            cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        return
-    batch = []
-    for row in rows:
-        batch.append(model(**dict(zip(columns, row, strict=True))))
-        if len(batch) >= BATCH:
-            model.objects.bulk_create(batch)
-            batch = []
-    if batch:
-        model.objects.bulk_create(batch)
 
 
 def job_progress(job: DrawJob) -> dict:

@@ -8,11 +8,12 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import engine, standings
+from . import app, engine, standings
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
     "standings": standings.run,
+    "app": app.run,
 }
 
 

@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from .models import AuditEvent
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit trail is read-only: events are written by the actions only."""
+
+    list_display = ("created_at", "action", "actor", "tournament", "stage", "group", "game")
+    list_filter = ("action",)
+    list_select_related = ("actor", "tournament", "stage__tournament", "group", "game")
+    search_fields = ("action", "actor__username")
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in AuditEvent._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,0 +1,217 @@
+"""Pieces every REST API module shares: the error format, pagination, the CSV parser.
+
+Every error the API answers with is one JSON object a person can act on::
+
+    {"code": "bad_rows", "message": "The file has 2 bad row(s); ...", "details": [...]}
+
+``code`` comes from :class:`~apps.core.errors.ErrorCode` or :class:`ApiErrorCode`, ``message``
+is a sentence saying what to do, ``details`` lists the particulars (bad rows, invalid fields).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from django.conf import settings
+from django.http import Http404
+from django.urls import Resolver404, resolve
+from rest_framework import exceptions, serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import BaseParser
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView, set_rollback
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from .errors import ActionError, ErrorCode
+
+
+class ApiErrorCode(StrEnum):
+    """Codes of errors only the API raises (actions raise :class:`ErrorCode`)."""
+
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    THROTTLED = "throttled"
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of every error response."""
+
+    code = serializers.CharField(help_text="What went wrong, for programs: e.g. bad_rows.")
+    message = serializers.CharField(help_text="What went wrong and what to do, for people.")
+    details = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The particulars: bad rows as {line, message}, invalid fields as "
+        "{field, message, code}; empty when there is nothing more to say.",
+    )
+
+
+def error_responses(*statuses: int) -> dict[int, type[ErrorSerializer]]:
+    """``extend_schema(responses=...)`` entries for the errors an endpoint may answer with."""
+    return {status: ErrorSerializer for status in statuses}
+
+
+def _error(code: str, message: str, details: list | None = None) -> dict:
+    return {"code": str(code), "message": str(message), "details": details or []}
+
+
+def _field_errors(detail, field: str | None = None) -> list[dict]:
+    """Flatten DRF's nested validation detail into ``[{field, message, code}]``; ``field`` is
+    a dotted path such as ``rows.0.code``, None for errors of the whole request."""
+    if isinstance(detail, dict):
+        errors = []
+        for key, value in detail.items():
+            if key == api_settings.NON_FIELD_ERRORS_KEY:
+                name = field
+            else:
+                name = f"{field}.{key}" if field else str(key)
+            errors += _field_errors(value, name)
+        return errors
+    if isinstance(detail, list):
+        errors = []
+        for index, value in enumerate(detail):
+            nested = isinstance(value, dict | list)
+            errors += _field_errors(value, f"{field}.{index}" if nested and field else field)
+        return errors
+    return [{"field": field, "message": str(detail), "code": getattr(detail, "code", "invalid")}]
+
+
+def _validation_error(exc: exceptions.ValidationError) -> dict:
+    details = _field_errors(exc.detail)
+    shown = "; ".join(
+        f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in details[:5]
+    )
+    more = f" (and {len(details) - 5} more)" if len(details) > 5 else ""
+    return _error(
+        ErrorCode.INVALID_INPUT,
+        f"The request is not valid — {shown}{more}. Correct it and send it again.",
+        details,
+    )
+
+
+def _is_default(exc: exceptions.APIException) -> bool:
+    return str(exc.detail) == str(exc.default_detail)
+
+
+def _api_error(exc: exceptions.APIException, context: dict) -> dict:
+    """The error body for one of DRF's exceptions."""
+    view = context.get("view")
+    request = context.get("request")
+    if isinstance(exc, exceptions.ValidationError):
+        return _validation_error(exc)
+    if isinstance(exc, exceptions.ParseError):
+        reason = str(exc.detail).rstrip(".")
+        return _error(ErrorCode.INVALID_INPUT, f"The request body could not be read: {reason}.")
+    if isinstance(exc, exceptions.NotAuthenticated):
+        return _error(
+            ApiErrorCode.NOT_AUTHENTICATED,
+            "Sign in first: send a session cookie or the header 'Authorization: Token <key>'.",
+        )
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        return _error(
+            ApiErrorCode.AUTHENTICATION_FAILED,
+            f"Your credentials were not accepted ({exc.detail}). Sign in again or use a valid "
+            "token.",
+        )
+    if isinstance(exc, exceptions.PermissionDenied):
+        message = "You are not allowed to do this." if _is_default(exc) else exc.detail
+        return _error(ErrorCode.PERMISSION_DENIED, message)
+    if isinstance(exc, exceptions.NotFound):
+        where = f" at {request.path}" if request is not None else ""
+        message = f"There is nothing{where}." if _is_default(exc) else exc.detail
+        return _error(ErrorCode.NOT_FOUND, message)
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        allowed = ", ".join(m for m in getattr(view, "allowed_methods", []) if m != "OPTIONS")
+        method = request.method if request is not None else "This method"
+        return _error(
+            ApiErrorCode.METHOD_NOT_ALLOWED, f"{method} is not allowed here; use {allowed}."
+        )
+    if isinstance(exc, exceptions.NotAcceptable):
+        return _error(
+            ApiErrorCode.NOT_ACCEPTABLE,
+            "This endpoint cannot answer in the format your Accept header asks for; "
+            "ask for application/json.",
+        )
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        accepted = ", ".join(p.media_type for p in view.get_parsers()) if view else "JSON"
+        return _error(
+            ApiErrorCode.UNSUPPORTED_MEDIA_TYPE,
+            f"{exc.detail} Send one of: {accepted}.",
+        )
+    if isinstance(exc, exceptions.Throttled):
+        when = f"in {exc.wait:.0f} seconds" if exc.wait is not None else "later"
+        return _error(ApiErrorCode.THROTTLED, f"Too many requests; try again {when}.")
+    return _error(exc.default_code, exc.detail)
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every error as ``{code, message, details}``.
+
+    Anything else (a bug) is left to Django, which logs it and answers 500.
+    """
+    if isinstance(exc, ActionError):
+        set_rollback()
+        return Response(_error(exc.code, exc.message, exc.details), status=exc.http_status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    response.data = _api_error(exc, context)
+    return response
+
+
+class Pagination(PageNumberPagination):
+    """``?page=N`` and ``?page_size=M`` (at most 500)."""
+
+    page_size_query_param = "page_size"
+    max_page_size = 500
+    invalid_page_message = "There is no page {page_number}: {message}."
+
+
+def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
+    """The text of an uploaded file, or a ParseError saying how to fix the file."""
+    try:
+        return raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise exceptions.ParseError(
+            f"the file is not {encoding} text ({exc}); save it as UTF-8 and send it again"
+        ) from exc
+
+
+class CsvParser(BaseParser):
+    """A raw ``text/csv`` body, parsed into a string (the CSV itself is checked by the action)."""
+
+    media_type = "text/csv"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> str:
+        if stream is None:
+            return ""
+        encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+        return decode_text(stream.read(), encoding)
+
+
+class EndpointNotFoundView(APIView):
+    """Answers every /api/ address that names no endpoint, in the API's error format."""
+
+    authentication_classes: list = []
+    schema = None  # not an endpoint of the schema
+
+    def initial(self, request, *args, **kwargs) -> None:
+        super().initial(request, *args, **kwargs)
+        message = f"There is no API endpoint at {request.path}."
+        if not request.path.endswith("/") and _names_an_endpoint(request.path + "/"):
+            message += f" Addresses end with a slash: {request.path}/"
+        else:
+            message += " The endpoints are listed at /api/docs/."
+        raise exceptions.NotFound(message)
+
+
+def _names_an_endpoint(path: str) -> bool:
+    try:
+        return getattr(resolve(path).func, "cls", None) is not EndpointNotFoundView
+    except Resolver404:
+        return False

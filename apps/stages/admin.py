@@ -1,0 +1,69 @@
+from django.contrib import admin
+
+from .models import DrawJob, DrawJobGroup, Stage, Tournament
+
+
+class StageInline(admin.TabularInline):
+    model = Stage
+    extra = 0
+    fields = (
+        "order",
+        "kind",
+        "format",
+        "min_group_size",
+        "separate_nations",
+        "avoid_rematches",
+        "status",
+    )
+    readonly_fields = ("status",)
+    show_change_link = True
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "games_per_player", "tiebreak", "ranking", "created_at")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+    filter_horizontal = ("organizers",)
+    inlines = [StageInline]
+
+
+@admin.register(Stage)
+class StageAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "order", "kind", "format", "status", "min_group_size", "seed")
+    list_filter = ("status", "kind", "format")
+    list_select_related = ("tournament",)
+    search_fields = ("tournament__name", "seed")
+    # Status, seed and digests change only through the actions (close, draw, publish).
+    readonly_fields = (
+        "status",
+        "seed",
+        "entrants_digest",
+        "draw_digest",
+        "registration_closed_at",
+        "drawn_at",
+        "published_at",
+    )
+
+
+@admin.register(DrawJob)
+class DrawJobAdmin(admin.ModelAdmin):
+    list_display = ("id", "stage", "seed", "status", "total_groups", "created_at", "finished_at")
+    list_filter = ("status",)
+    list_select_related = ("stage__tournament",)
+    search_fields = ("seed", "stage__tournament__name")
+    readonly_fields = [f.name for f in DrawJob._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(DrawJobGroup)
+class DrawJobGroupAdmin(admin.ModelAdmin):
+    list_display = ("job", "number")
+    list_select_related = ("job__stage__tournament",)
+    raw_id_fields = ("job",)
+    readonly_fields = ("job", "number", "members", "payload")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,0 +1,124 @@
+"""Application benchmark on PostgreSQL: import 100,000 entrants, close registration, then draw
+and persist their preliminary (about 1,000 groups, 500,000 games) with the draw job's steps.
+
+It runs in a database of its own, ``closed_circle_bench``, on DATABASE_URL's server when that
+is PostgreSQL, else on 127.0.0.1:5432 as role postgres. The database is created and migrated
+when missing, and emptied before and after the run, so no other data is ever touched.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from urllib.parse import urlsplit
+
+import django
+import psycopg
+from psycopg import sql
+
+ENTRANTS = 100_000
+SEED = "bench"
+DATABASE = "closed_circle_bench"
+LOCAL_SERVER = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def database_url(env: os._Environ | dict[str, str]) -> str:
+    """The bench database's URL, on the server of DATABASE_URL if that is PostgreSQL."""
+    server = env.get("DATABASE_URL", "")
+    if urlsplit(server).scheme not in ("postgres", "postgresql"):
+        server = LOCAL_SERVER
+    return urlsplit(server)._replace(path=f"/{DATABASE}").geturl()
+
+
+def _create_database(url: str) -> None:
+    maintenance = urlsplit(url)._replace(path="/postgres").geturl()
+    with psycopg.connect(maintenance, autocommit=True) as conn:
+        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE])
+        if found.fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+
+
+def _set_up_django() -> None:
+    url = database_url(os.environ)
+    _create_database(url)
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    # A DATABASE_URL turns DEBUG off, which wants a key.
+    os.environ.setdefault("SECRET_KEY", "benchmark-only")
+    django.setup()
+
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("flush", interactive=False, verbosity=0)
+
+
+def run() -> list[tuple[str, float, str]]:
+    _set_up_django()
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connections
+
+    from apps.entrants.models import Entrant, StageEntry
+    from apps.entrants.services import import_entrants
+    from apps.groups.models import Group, Seat
+    from apps.results.models import Game
+    from apps.silli.entrants import entrants_csv
+    from apps.silli.synth import make_entrants
+    from apps.stages import draw
+    from apps.stages.models import DrawJob
+    from apps.stages.services import close_registration, create_tournament
+
+    try:
+        user = get_user_model().objects.create_user("bench-organizer")
+        cup = create_tournament(user, name="Bench Cup", slug="bench-cup", games_per_player=10)
+        stage = cup.first_stage
+        text = entrants_csv(make_entrants(ENTRANTS, "bench-app"))
+
+        _, imported = _timed(lambda: import_entrants(user, stage, text))
+        entrants = Entrant.objects.filter(tournament=cup).count()
+        entries = StageEntry.objects.filter(stage=stage).count()
+        stage, closed = _timed(lambda: close_registration(user, stage))
+
+        # The job start_draw would create, without sending it to Celery: the bench runs the
+        # job's steps itself to time each one.
+        job = DrawJob.objects.create(
+            stage=stage,
+            seed=SEED,
+            draw_settings=draw.draw_settings(stage).as_dict(),
+            started_by=user,
+        )
+        numbers, divided = _timed(lambda: draw.prepare(job.pk))
+        _, seated = _timed(lambda: [draw.draw_one_group(job.pk, n) for n in numbers])
+        wrote, persisted = _timed(lambda: draw.finish(job.pk))
+        job.refresh_from_db()
+        groups = Group.objects.filter(stage=stage).count()
+        seats = Seat.objects.filter(stage=stage).count()
+        games = Game.objects.filter(group__stage=stage).count()
+        return [
+            (
+                f"import {ENTRANTS:,} entrants (import_entrants)",
+                imported,
+                f"{entrants:,} entrants, {entries:,} stage entries",
+            ),
+            ("close registration (entrants digest)", closed, stage.entrants_digest[:16]),
+            (
+                "draw + persist the preliminary (job steps)",
+                divided + seated + persisted,
+                f"{groups:,} groups, {seats:,} seats, {games:,} games, job {job.status}"
+                + ("" if wrote else " (finish wrote nothing)"),
+            ),
+            ("  division (prepare)", divided, f"{len(numbers):,} groups to seat"),
+            ("  seat every group (draw_one_group each)", seated, "engine step 2 + one row"),
+            ("  persist groups, seats, games (finish)", persisted, f"digest {job.digest[:16]}"),
+        ]
+    finally:
+        call_command("flush", interactive=False, verbosity=0)
+        connections.close_all()

@@ -1,0 +1,31 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright (never a downloaded browser)."""
+
+import pytest
+
+from tests.conftest import CHROMIUM
+from tests.web.conftest import eager_celery  # noqa: F401  (Celery in-process for live_server)
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop on this thread; the test's own ORM calls are
+    # still plain synchronous code, so Django's async guard must not refuse them.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+    yield browser
+    browser.close()
+    playwright.stop()

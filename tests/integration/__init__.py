@@ -1,0 +1,1 @@
+"""The draw job against real services: PostgreSQL, Redis and a Celery worker process."""
