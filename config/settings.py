@@ -229,3 +229,6 @@ LOGGING = {
         "kombu.connection": {"level": "ERROR" if CELERY_TASK_ALWAYS_EAGER else "WARNING"},
     },
 }
+
+# An entrant file of 100,000 rows is about 6 MB, and the import's confirm form carries it back.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024

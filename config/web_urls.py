@@ -26,4 +26,5 @@ urlpatterns = [
     path(STAGE + "import/", entrants.import_preview, name="stage-import"),
     path(STAGE + "import/confirm/", entrants.import_confirm, name="stage-import-confirm"),
     path(STAGE + "entrants.csv", entrants.export_csv, name="stage-entrants-csv"),
+    path(STAGE + "files/<str:name>", stages.published_file, name="stage-file"),
 ]

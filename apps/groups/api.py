@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
-
 import django_filters
 from django.db.models import Q, QuerySet
 from django.urls import reverse
@@ -17,101 +14,51 @@ from rest_framework.response import Response
 
 from apps.core.api import error_responses
 from apps.core.permissions import public_stages_filter, visible_stages_filter
+from apps.entrants.models import Entrant
 from apps.results.models import Game
 
 from .models import Group, Seat
-
-# ---------------------------------------------------------------------------
-# Opponents: one query for the games, however many seats
-# ---------------------------------------------------------------------------
-
-SeatKey = tuple[int, int]  # (group id, entrant id)
+from .services import Opponent, group_lines, lines_for_seats
 
 
-def seat_info(seats: Iterable[Seat]) -> dict[SeatKey, dict]:
-    """Seat number and public entrant fields, keyed by (group, entrant)."""
+def _opponent(o: Opponent) -> dict:
+    """``colour`` is the colour the seat's own player has in that game."""
+    e = o.entrant
     return {
-        (s.group_id, s.entrant_id): {
-            "seat": s.number,
-            "code": s.entrant.code,
-            "name": s.entrant.name,
-            "nation": s.entrant.nation,
-            "rating": s.entrant.rating,
-        }
-        for s in seats
+        "game": o.game,
+        "seat": o.seat,
+        "code": e.code,
+        "name": e.name,
+        "nation": e.nation,
+        "colour": o.colour_name,
     }
 
 
-def opponents_of(
-    games: Iterable[tuple[int, int, int, int]], seats: dict[SeatKey, dict]
-) -> dict[SeatKey, list[dict]]:
-    """Each seat's opponents in game order, from ``(group, number, white, black)`` rows;
-    ``colour`` is the colour the seat's own player has in that game."""
-    opponents: dict[SeatKey, list[dict]] = defaultdict(list)
-    for group_id, number, white, black in games:
-        for me, other, colour in ((white, black, "white"), (black, white, "black")):
-            them = seats.get((group_id, other))
-            if them is not None:
-                opponents[(group_id, me)].append(
-                    {
-                        "game": number,
-                        "seat": them["seat"],
-                        "code": them["code"],
-                        "name": them["name"],
-                        "nation": them["nation"],
-                        "colour": colour,
-                    }
-                )
-    return opponents
-
-
-def _games_rows(games: QuerySet[Game]) -> QuerySet:
-    return games.order_by("group_id", "number").values_list(
-        "group_id", "number", "white_id", "black_id"
-    )
+def _entrant(e: Entrant) -> dict:
+    return {"code": e.code, "name": e.name, "nation": e.nation, "rating": e.rating}
 
 
 def group_seats(group: Group) -> list[dict]:
     """The group's seats with their entrants and opponents (two queries)."""
-    seats = list(Seat.objects.filter(group=group).select_related("entrant").order_by("number"))
-    info = seat_info(seats)
-    opponents = opponents_of(_games_rows(Game.objects.filter(group=group)), info)
     return [
         {
-            "seat": s.number,
-            "entrant": {k: v for k, v in info[(s.group_id, s.entrant_id)].items() if k != "seat"},
-            "opponents": opponents.get((s.group_id, s.entrant_id), []),
+            "seat": line.seat.number,
+            "entrant": _entrant(line.seat.entrant),
+            "opponents": [_opponent(o) for o in line.opponents],
         }
-        for s in seats
+        for line in group_lines(group)
     ]
 
 
 def players_with_opponents(seats: list[Seat]) -> list[dict]:
     """Rows of "find a player" for the given seats (three queries, whatever their number)."""
-    group_ids = {s.group_id for s in seats}
-    entrant_ids = {s.entrant_id for s in seats}
-    games = list(
-        _games_rows(
-            Game.objects.filter(group_id__in=group_ids).filter(
-                Q(white_id__in=entrant_ids) | Q(black_id__in=entrant_ids)
-            )
-        )
-    )
-    others = {w for _, _, w, _ in games} | {b for _, _, _, b in games}
-    info = seat_info(
-        Seat.objects.filter(group_id__in=group_ids, entrant_id__in=others).select_related("entrant")
-    )
-    info.update(seat_info(seats))
-    opponents = opponents_of(games, info)
     rows = []
-    for s in seats:
+    for line in lines_for_seats(seats):
+        s = line.seat
         stage, group = s.group.stage, s.group
         rows.append(
             {
-                "code": s.entrant.code,
-                "name": s.entrant.name,
-                "nation": s.entrant.nation,
-                "rating": s.entrant.rating,
+                **_entrant(s.entrant),
                 "tournament": stage.tournament.slug,
                 "stage": {
                     "id": stage.pk,
@@ -125,7 +72,7 @@ def players_with_opponents(seats: list[Seat]) -> list[dict]:
                     "url": reverse("api-group-detail", args=[group.pk]),
                 },
                 "seat": s.number,
-                "opponents": opponents.get((s.group_id, s.entrant_id), []),
+                "opponents": [_opponent(o) for o in line.opponents],
             }
         )
     return rows

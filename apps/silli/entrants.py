@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 COLUMNS = ("code", "name", "nation", "rating", "person", "email")
+PUBLIC_COLUMNS = COLUMNS[:5]
 REQUIRED = ("code", "name", "nation")
 
 _NATION = re.compile(r"^[A-Z]{3}$")
@@ -169,15 +170,18 @@ def _entrant_from_row(row: dict[str, str]) -> tuple[Entrant | None, list[str]]:
     return Entrant(code, name, nation, rating, person or code, email), []
 
 
-def entrants_csv(entrants: Iterable[Entrant]) -> str:
-    """Serialise entrants as the interface CSV, in the order given."""
+def entrants_csv(entrants: Iterable[Entrant], *, public: bool = False) -> str:
+    """Serialise entrants as the interface CSV, in the order given.
+
+    ``public=True`` leaves out the e-mail column: the list a stage publishes.
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    columns = PUBLIC_COLUMNS if public else COLUMNS
+    writer.writerow(columns)
     for e in entrants:
-        writer.writerow(
-            (e.code, e.name, e.nation, "" if e.rating is None else e.rating, e.person, e.email)
-        )
+        row = (e.code, e.name, e.nation, "" if e.rating is None else e.rating, e.person, e.email)
+        writer.writerow(row[: len(columns)])
     return out.getvalue()
 
 
@@ -187,8 +191,10 @@ def canonical_order(entrants: Iterable[Entrant]) -> list[Entrant]:
 
 
 def entrants_digest(entrants: Iterable[Entrant]) -> str:
-    """SHA-256 (hex) of the canonical CSV: entrants sorted by code, ``\\n`` line ends."""
-    return hashlib.sha256(entrants_csv(canonical_order(entrants)).encode()).hexdigest()
+    """SHA-256 (hex) of the canonical public CSV: entrants sorted by code, the columns
+    ``code,name,nation,rating,person`` (no e-mail addresses), ``\n`` line ends."""
+    public = entrants_csv(canonical_order(entrants), public=True)
+    return hashlib.sha256(public.encode()).hexdigest()
 
 
 def parse_pairs_csv(text: str) -> list[tuple[str, str]]:

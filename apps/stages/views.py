@@ -28,7 +28,7 @@ from apps.entrants.forms import ImportUploadForm
 from apps.groups.models import Group
 from apps.results.models import Game
 
-from . import services
+from . import publication, services
 from .draw import job_progress
 from .forms import DrawForm
 from .models import DrawJob, Stage, Tournament
@@ -174,7 +174,7 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
 def verify_command(stage: Stage) -> str:
     command = "python manage.py silli_verify DRAW.json --entrants entrants.csv"
     if stage.order > 1:
-        command += " --met-before PAIRS.csv --earlier-groups GROUPS.csv"
+        command += " --met-before met-before.csv --earlier-groups earlier-groups.csv"
     return command
 
 
@@ -270,3 +270,30 @@ def publish(request: HttpRequest, stage: Stage) -> HttpResponse:
         return action_failed(request, stage, error)
     messages.success(request, _("The draw is published: every group is now public."))
     return redirect(stage.get_absolute_url())
+
+
+# ---------------------------------------------------------------------------
+# What a stage publishes for verification
+# ---------------------------------------------------------------------------
+
+PUBLISHED_FILES = {
+    "DRAW.json": ("application/json", publication.draw_file),
+    "entrants.csv": ("text/csv", publication.public_entrants_csv),
+    "met-before.csv": ("text/csv", publication.met_before_csv),
+    "earlier-groups.csv": ("text/csv", publication.earlier_groups_csv),
+}
+
+
+def published_file(request: HttpRequest, slug: str, order: int, name: str) -> HttpResponse:
+    """DRAW.json and its inputs, for anyone who may see the stage (``silli_verify``)."""
+    stage = visible_stage(request, slug, order)
+    if name not in PUBLISHED_FILES:
+        raise Http404(_("No such file."))
+    content_type, make = PUBLISHED_FILES[name]
+    text = make(stage) if stage.draw_digest else None
+    if text is None:
+        raise Http404(_("This stage has no draw yet."))
+    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+    filename = f"{stage.tournament.slug}-stage-{stage.order}-{name}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -3,7 +3,6 @@
 import pytest
 
 from tests.conftest import CHROMIUM
-from tests.web.conftest import eager_celery  # noqa: F401  (Celery in-process for live_server)
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -44,7 +44,7 @@ def sign_in(page, url: str) -> None:
 
 
 def test_organizer_imports_closes_draws_publishes_and_a_visitor_finds_a_player(
-    live_server, browser, eager_celery, cup, tmp_path
+    live_server, browser, cup, tmp_path
 ):
     from playwright.sync_api import expect
 

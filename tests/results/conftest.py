@@ -8,22 +8,12 @@ from apps.stages.services import close_registration, create_tournament, publish_
 
 
 @pytest.fixture
-def eager_celery():
-    from config.celery import app
-
-    before = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager = app.conf.task_eager_propagates = True
-    yield
-    app.conf.task_always_eager, app.conf.task_eager_propagates = before
-
-
-@pytest.fixture
 def organizer(db):
     return get_user_model().objects.create_user("org", "org@example.org", "pw-org-123")
 
 
 @pytest.fixture
-def published_stage(organizer, eager_celery):
+def published_stage(organizer):
     """A published preliminary of 300 entrants in 3 groups of 100 (10 games)."""
     cup = create_tournament(organizer, name="Results Cup", slug="results-cup")
     stage = cup.first_stage

@@ -65,6 +65,14 @@ def test_bad_headers_and_empty_files(text, reason):
         parse_entrants_csv(text)
 
 
+def test_digest_covers_the_public_columns_only():
+    a = [Entrant("A1", "Ann", "ITA", 2100, "P1", "ann@example.org")]
+    b = [Entrant("A1", "Ann", "ITA", 2100, "P1", "")]
+    assert entrants_digest(a) == entrants_digest(b)
+    assert entrants_csv(a, public=True) == "code,name,nation,rating,person\nA1,Ann,ITA,2100,P1\n"
+    assert entrants_digest(a) != entrants_digest([Entrant("A1", "Ann", "ITA", 2101, "P1")])
+
+
 def test_digest_ignores_row_order_but_not_content():
     a = [Entrant("A1", "Ann", "ITA", 2100), Entrant("A2", "Bo", "GER")]
     assert entrants_digest(a) == entrants_digest(list(reversed(a)))

@@ -1,7 +1,7 @@
 """Fixtures of the page tests: users, a cup, and its stage at each step of its life.
 
-Celery runs in-process here even when CELERY_BROKER_URL names a real broker (CI), and the
-draw's ``on_commit`` hooks run when the action's block commits.
+Celery runs in-process (tests/conftest.py), and the draw's ``on_commit`` hooks run when the
+action's block commits.
 """
 
 import pytest
@@ -13,16 +13,6 @@ from apps.silli.synth import make_entrants
 from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
 
 PASSWORD = "pw-web-123"
-
-
-@pytest.fixture(autouse=True)
-def eager_celery():
-    from config.celery import app
-
-    before = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager = app.conf.task_eager_propagates = True
-    yield
-    app.conf.task_always_eager, app.conf.task_eager_propagates = before
 
 
 @pytest.fixture

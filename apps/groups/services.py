@@ -1,0 +1,112 @@
+"""Start lists: every seat's opponents with colours, from the group's games.
+
+Opponents come from the games in one query, however many seats are asked for. In a closed
+circle seat x plays White against x + d and Black against x − d, so opponents are listed
+White games first, each in formula order; round robins list them by round.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from apps.entrants.models import Entrant
+from apps.results.models import Game
+
+from .models import Group, Seat
+
+GAME_ROW = ("group_id", "number", "round", "white_id", "black_id")
+
+
+@dataclass(frozen=True)
+class Opponent:
+    colour: str  # "W" when the player has White, "B" when Black
+    seat: int
+    entrant: Entrant
+    game: int  # the game's number in its group
+    order: tuple[int, int]
+
+    @property
+    def colour_name(self) -> str:
+        return "white" if self.colour == "W" else "black"
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """A seat of a start list with its opponents, White games first (in formula order)."""
+
+    seat: Seat
+    opponents: list[Opponent]
+
+    @property
+    def as_white(self) -> list[Opponent]:
+        return [o for o in self.opponents if o.colour == "W"]
+
+    @property
+    def as_black(self) -> list[Opponent]:
+        return [o for o in self.opponents if o.colour == "B"]
+
+
+def seat_lines(
+    seats: Iterable[Seat], games: Iterable[tuple], seats_by_entrant: dict[tuple[int, int], Seat]
+) -> list[SeatLine]:
+    """One :class:`SeatLine` per seat of ``seats``.
+
+    ``games`` are ``(group_id, number, round, white_id, black_id)`` rows; ``seats_by_entrant``
+    maps ``(group_id, entrant_id)`` to the Seat (with its entrant) of every opponent.
+    In a closed circle seat x plays White against x + d and Black against x − d, so sorting by
+    that distance lists the opponents in formula order; round robins sort by round.
+    """
+    seats = list(seats)
+    mine = {(s.group_id, s.entrant_id): s for s in seats}
+    found: dict[tuple[int, int], list[Opponent]] = defaultdict(list)
+    for group_id, number, round_, white_id, black_id in games:
+        for me, other, colour in ((white_id, black_id, "W"), (black_id, white_id, "B")):
+            seat = mine.get((group_id, me))
+            if seat is None:
+                continue
+            them = seats_by_entrant[(group_id, other)]
+            size = seat.group.size
+            distance = (them.number - seat.number) % size
+            if colour == "B":
+                distance = (seat.number - them.number) % size
+            key = (round_, number) if round_ is not None else (distance, number)
+            found[(group_id, me)].append(Opponent(colour, them.number, them.entrant, number, key))
+    return [
+        SeatLine(
+            seat,
+            sorted(
+                found[(seat.group_id, seat.entrant_id)], key=lambda o: (o.colour != "W", o.order)
+            ),
+        )
+        for seat in seats
+    ]
+
+
+def group_lines(group: Group) -> list[SeatLine]:
+    """Every seat of a group with its opponents (two queries)."""
+    seats = list(group.seats.select_related("entrant").order_by("number"))
+    for seat in seats:
+        seat.group = group
+    games = Game.objects.filter(group=group).values_list(*GAME_ROW)
+    return seat_lines(seats, games, {(s.group_id, s.entrant_id): s for s in seats})
+
+
+def lines_for_seats(seats: list[Seat]) -> list[SeatLine]:
+    """The given seats (with ``group`` loaded) and their opponents (three queries)."""
+    if not seats:
+        return []
+    group_ids = {s.group_id for s in seats}
+    ids = {s.entrant_id for s in seats}
+    games = list(
+        Game.objects.filter(group_id__in=group_ids)
+        .filter(Q(white_id__in=ids) | Q(black_id__in=ids))
+        .values_list(*GAME_ROW)
+    )
+    partners = {w for _, _, _, w, _ in games} | {b for _, _, _, _, b in games}
+    opponents = Seat.objects.filter(group_id__in=group_ids, entrant_id__in=partners)
+    by_entrant = {(s.group_id, s.entrant_id): s for s in opponents.select_related("entrant")}
+    return seat_lines(seats, games, by_entrant)
