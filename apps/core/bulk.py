@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 
 from django.db import connection
 from django.db.models import JSONField, Model
-from django.utils import timezone
 
 BATCH = 10_000
 
@@ -14,9 +13,9 @@ BATCH = 10_000
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
     """Insert ``rows``, tuples of field values in ``columns`` order (``group_id`` for a key).
 
-    JSON fields take any JSON-able value. Every other field takes its default, as ``model()``
-    would give it; ``auto_now`` fields take the time of the call. Call it inside the caller's
-    transaction.
+    JSON fields take any JSON-able value. Every other field takes what saving a new
+    ``model()`` would give it: its default, or the time for ``auto_now`` fields. Call it
+    inside the caller's transaction.
     """
     if connection.vendor != "postgresql":
         _bulk_create(model, columns, rows)
@@ -25,15 +24,10 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
     others = [
         f
         for f in model._meta.concrete_fields
-        if f not in given and not f.primary_key and not f.has_db_default()
+        if f not in given and not (f.primary_key or f.generated or f.has_db_default())
     ]
-    now = timezone.now()
-    defaults = tuple(
-        now
-        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
-        else f.get_db_prep_save(f.get_default(), connection)
-        for f in others
-    )
+    blank = model()
+    defaults = tuple(f.get_db_prep_save(f.pre_save(blank, add=True), connection) for f in others)
     adapt = [f.get_db_prep_save if isinstance(f, JSONField) else None for f in given]
     if any(adapt):
         rows = (
@@ -59,17 +53,3 @@ def _bulk_create(model: type[Model], columns: Sequence[str], rows: Iterable[Sequ
             batch = []
     if batch:
         model.objects.bulk_create(batch)
-
-
-def analyze(*models: type[Model]) -> None:
-    """Refresh PostgreSQL's statistics of tables that a bulk write just changed a lot.
-
-    Until autovacuum gets round to them (a minute or more later, or never where it is off),
-    the planner believes the tables are as small as before and picks scans that make the
-    draw's per-group queries read whole tables.
-    """
-    if connection.vendor != "postgresql":
-        return
-    tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models)
-    with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {tables}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from apps.core.audit import record
-from apps.core.bulk import analyze, insert_rows
+from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.silli.entrants import Entrant as EngineEntrant
@@ -95,7 +95,6 @@ def import_entrants(user, stage, text: str) -> ImportPreview:
             ("stage_id", "entrant_id"),
             ((locked.pk, ids[e.code]) for e in preview.entrants),
         )
-        analyze(Entrant, StageEntry)
         record("entrants.imported", user, stage=locked, count=preview.count)
     return preview
 

@@ -1,9 +1,10 @@
 """The draw job's three steps, called by the Celery tasks (``tasks.py``):
 
-1. :func:`prepare` divides the stage's entrants into groups (engine step 1) and stores each
-   group's members on a :class:`DrawJobGroup` row;
-2. :func:`draw_one_group` seats one group (engine step 2) and stores the result on its row;
-   a repeat stores the same result again (the engine is deterministic);
+1. :func:`prepare` divides the stage's entrants into groups (engine step 1) and stores on a
+   :class:`DrawJobGroup` row what each group's draw needs: its members as the division saw
+   them, and the pairs of them who met in an earlier stage;
+2. :func:`draw_one_group` seats one group (engine step 2), reading only its row, and stores
+   the result there; a repeat stores the same result again (the engine is deterministic);
 3. :func:`finish` replaces the stage's groups, seats and games with the job's, in one
    transaction, once every group is drawn; it runs at most once per job.
 
@@ -20,7 +21,7 @@ from django.utils import timezone
 
 from apps.core.audit import record
 from apps.core.bulk import insert_rows
-from apps.entrants.models import Entrant
+from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group, Seat
 from apps.results.models import Game
@@ -66,13 +67,18 @@ def earlier_groups(stage: Stage) -> dict[str, str]:
 
 def met_before_pairs(stage: Stage) -> list[tuple[str, str]]:
     """Pairs of the stage's entrants who played each other in an earlier stage."""
-    rows = Game.objects.filter(
-        white__stage_entries__stage=stage,
-        black__stage_entries__stage=stage,
-        group__stage__tournament_id=stage.tournament_id,
-        group__stage__order__lt=stage.order,
-    ).values_list("white__code", "black__code")
-    return list(rows.order_by())
+    earlier = Stage.objects.filter(tournament_id=stage.tournament_id, order__lt=stage.order)
+    if not earlier.exists():
+        return []
+    # Two plain reads and a filter here: a join of the stage's entries with themselves is what
+    # the planner picks when it has no statistics, and that takes minutes.
+    entrants = set(StageEntry.objects.filter(stage=stage).values_list("entrant_id", flat=True))
+    games = (
+        Game.objects.filter(group__stage__in=earlier)
+        .order_by("group__stage__order", "group__number", "number")
+        .values_list("white_id", "black_id", "white__code", "black__code")
+    )
+    return [(w, b) for w_id, b_id, w, b in games if w_id in entrants and b_id in entrants]
 
 
 def _group_rows(

@@ -3,17 +3,28 @@
 ``run_draw`` divides the stage and fans out one ``draw_group`` task per group; the task that
 completes the last group runs ``finish_draw``. Every step is idempotent, tasks are acknowledged
 only after they ran (a killed worker's task is delivered again), and database hiccups are
-retried.
+retried; a step that still fails marks the job failed.
 """
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.db import DatabaseError
 
 from . import draw
 
+
+class DrawJobTask(Task):
+    """A step of the draw job; its first argument is the job's id."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        # Once the retries are spent (or the error is not one to retry) the job would show
+        # "drawing" for ever; nothing was written, and the organizer can start it again.
+        draw.fail(args[0], f"The draw stopped on an error ({exc}); start it again.")
+
+
 RETRY = {
+    "base": DrawJobTask,
     "acks_late": True,
     "reject_on_worker_lost": True,
     "autoretry_for": (DatabaseError,),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 import django
@@ -28,7 +29,7 @@ def _timed(fn):
     return value, time.perf_counter() - start
 
 
-def database_url(env: os._Environ | dict[str, str]) -> str:
+def database_url(env: Mapping[str, str]) -> str:
     """The bench database's URL, on the server of DATABASE_URL if that is PostgreSQL."""
     server = env.get("DATABASE_URL", "")
     if urlsplit(server).scheme not in ("postgres", "postgresql"):

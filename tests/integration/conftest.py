@@ -130,9 +130,13 @@ class Worker:
         with log.open("ab") as out:
             # A session of its own: kill() can end the worker and its pool processes at once.
             self.process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
-            )  # fmt: skip
+            )
 
     def output(self) -> str:
         """The end of the worker's log, for failure messages."""
@@ -144,12 +148,12 @@ class Worker:
                 raise AssertionError(
                     f"the worker exited ({self.process.returncode}). {self.output()}"
                 )
-            return app.control.ping(destination=[self.name], timeout=0.5)
+            return app.control.ping(destination=[self.name], timeout=0.5, limit=1)
 
         wait_until("the worker answers a ping", answers, explain=self.output)
 
     def inspect(self):
-        return app.control.inspect(destination=[self.name], timeout=2)
+        return app.control.inspect(destination=[self.name], timeout=5, limit=1)
 
     def active(self) -> list[dict]:
         """The tasks the worker's pool processes run now (each with its ``worker_pid``)."""

@@ -113,3 +113,26 @@ def test_celery_retries_a_finish_that_failed_on_the_database_and_the_draw_is_wri
     expected = silli_draw(stage, SEED)
     assert job.digest == expected.digest
     assert_stage_holds(stage, expected)
+
+
+def test_a_finish_that_keeps_failing_fails_the_job_and_the_organizer_draws_again(
+    organizer, monkeypatch, games_break
+):
+    stage = closed_stage(organizer, 1_000)
+    games_break(times=1 + tasks.finish_draw.max_retries)
+    monkeypatch.setitem(celery_app.conf, "task_eager_propagates", False)
+
+    job = start_draw(organizer, stage, SEED)
+
+    job.refresh_from_db()
+    assert job.status == DrawJob.Status.FAILED
+    assert "the connection broke in the middle of the games" in job.error
+    assert stored_draw(stage) == ([], [], [])
+    stage.refresh_from_db()
+    assert stage.status == Stage.Status.REGISTRATION_CLOSED
+
+    retry = start_draw(organizer, stage, SEED)
+
+    retry.refresh_from_db()
+    assert retry.status == DrawJob.Status.SUCCEEDED, retry.error
+    assert_stage_holds(stage, silli_draw(stage, SEED))
