@@ -57,3 +57,30 @@ urlpatterns = [
     # Last: any other /api/ address answers 404 in the API's error format.
     re_path(r"^", EndpointNotFoundView.as_view(), name="api-not-found"),
 ]
+
+# Results and standings, inserted before the catch-all above (which must stay last).
+from apps.results.api import (  # noqa: E402
+    GameResultView,
+    GameView,
+    GroupDirectorView,
+    WithdrawalView,
+)
+from apps.standings.api import (  # noqa: E402
+    GroupCrosstableView,
+    GroupStandingsView,
+    StageRankingView,
+)
+
+urlpatterns[-1:-1] = [
+    path("games/<int:pk>/", GameView.as_view(), name="api-game"),
+    path("games/<int:pk>/result/", GameResultView.as_view(), name="api-game-result"),
+    path("groups/<int:pk>/td/", GroupDirectorView.as_view(), name="api-group-td"),
+    path("groups/<int:pk>/standings/", GroupStandingsView.as_view(), name="api-group-standings"),
+    path(
+        "groups/<int:pk>/crosstable/",
+        GroupCrosstableView.as_view(),
+        name="api-group-crosstable",
+    ),
+    path("stages/<int:pk>/ranking/", StageRankingView.as_view(), name="api-stage-ranking"),
+    path("stages/<int:pk>/withdrawals/", WithdrawalView.as_view(), name="api-stage-withdrawals"),
+]

@@ -28,3 +28,23 @@ urlpatterns = [
     path(STAGE + "entrants.csv", entrants.export_csv, name="stage-entrants-csv"),
     path(STAGE + "files/<str:name>", stages.published_file, name="stage-file"),
 ]
+
+# Results and standings of groups and stages.
+from apps.results import views as results  # noqa: E402
+from apps.standings import views as standings  # noqa: E402
+
+GROUP = STAGE + "g/<int:number>/"
+
+urlpatterns += [
+    path(GROUP + "td/", results.director, name="group-td"),
+    path(GROUP + "results/", results.results, name="group-results"),
+    path(GROUP + "results/game/<int:game_number>/", results.game_result, name="game-result"),
+    path(GROUP + "results/withdraw/", results.withdraw, name="group-withdraw"),
+    path(GROUP + "standings/", standings.group_standings, name="group-standings"),
+    path(GROUP + "crosstable/", standings.group_crosstable, name="group-crosstable"),
+    path(GROUP + "standings.csv", standings.group_standings_csv, name="group-standings-csv"),
+    path(GROUP + "crosstable.csv", standings.group_crosstable_csv, name="group-crosstable-csv"),
+    path(GROUP + "group.trf", standings.group_trf_file, name="group-trf"),
+    path(STAGE + "ranking/", standings.stage_ranking_page, name="stage-ranking"),
+    path(STAGE + "ranking.csv", standings.stage_ranking_csv, name="stage-ranking-csv"),
+]

@@ -11,8 +11,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.db import transaction
 from django.db.models import Q
 
+from apps.core.audit import record
+from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
 from apps.results.models import Game
 
@@ -110,3 +113,29 @@ def lines_for_seats(seats: list[Seat]) -> list[SeatLine]:
     opponents = Seat.objects.filter(group_id__in=group_ids, entrant_id__in=partners)
     by_entrant = {(s.group_id, s.entrant_id): s for s in opponents.select_related("entrant")}
     return seat_lines(seats, games, by_entrant)
+
+
+def assign_td(user, group: Group, td_user) -> Group:
+    """Make ``td_user`` the group's tournament director (``None`` removes the TD).
+
+    Organizers only; one transaction with its audit event ``group.td_assigned``.
+    """
+    with transaction.atomic():
+        group = (
+            Group.objects.select_for_update(of=("self",))
+            .select_related("stage__tournament", "td")
+            .get(pk=group.pk)
+        )
+        require_organizer(user, group.stage.tournament)
+        old = group.td.get_username() if group.td else ""
+        group.td = td_user
+        group.save(update_fields=["td"])
+        record(
+            "group.td_assigned",
+            user,
+            stage=group.stage,
+            group=group,
+            old=old,
+            new=td_user.get_username() if td_user else "",
+        )
+    return group

@@ -6,7 +6,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.core.permissions import public_stages_filter
+from apps.core.permissions import is_group_td, is_organizer, public_stages_filter
 from apps.stages.models import Tournament
 from apps.stages.views import group_rows, visible_stage
 
@@ -21,12 +21,15 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
     the_group = get_object_or_404(Group.objects.select_related("td"), stage=stage, number=number)
     the_group.stage = stage
     lines = group_lines(the_group)
+    organizer = is_organizer(request.user, stage.tournament)
     context = {
         "tournament": stage.tournament,
         "stage": stage,
         "group": the_group,
         "row": group_rows([the_group])[0],
         "lines": lines,
+        "organizer": organizer,
+        "can_enter": organizer or is_group_td(request.user, the_group),
     }
     return render(request, "groups/group.html", context)
 

@@ -124,26 +124,35 @@ def _decimal(value) -> str:
 
 
 def recompute_group(group_id: int) -> int:
-    """Recompute and store a group's standings; returns the number of rows."""
-    Group.objects.filter(pk=group_id).update(standings_pending=False)
-    group = Group.objects.select_related("stage__tournament").get(pk=group_id)
-    table = compute_group(group)
-    rows = [
-        GroupStanding(
-            group=group,
-            entrant_id=s.figures.id,
-            seat=table.seat_of[s.figures.id],
-            position=position,
-            place=s.label,
-            points=Decimal(_decimal(s.figures.points)),
-            finished=table.finished[s.figures.id],
-            scheduled=table.scheduled[s.figures.id],
-            withdrawn=s.figures.id in table.withdrawn,
-            figures={name: _decimal(getattr(s.figures, name)) for name in FIGURES},
-        )
-        for position, s in enumerate(table.standings, start=1)
-    ]
+    """Recompute and store a group's standings; returns the number of rows.
+
+    Runs under the group's row lock, so two recomputes of one group (two workers, or a
+    change arriving meanwhile) take turns instead of mixing their rows. The queued mark is
+    cleared first: a change committed during the recompute queues the next one.
+    """
     with transaction.atomic():
+        group = (
+            Group.objects.select_for_update(of=("self",))
+            .select_related("stage__tournament")
+            .get(pk=group_id)
+        )
+        Group.objects.filter(pk=group_id).update(standings_pending=False)
+        table = compute_group(group)
+        rows = [
+            GroupStanding(
+                group=group,
+                entrant_id=s.figures.id,
+                seat=table.seat_of[s.figures.id],
+                position=position,
+                place=s.label,
+                points=Decimal(_decimal(s.figures.points)),
+                finished=table.finished[s.figures.id],
+                scheduled=table.scheduled[s.figures.id],
+                withdrawn=s.figures.id in table.withdrawn,
+                figures={name: _decimal(getattr(s.figures, name)) for name in FIGURES},
+            )
+            for position, s in enumerate(table.standings, start=1)
+        ]
         GroupStanding.objects.filter(group=group).delete()
         GroupStanding.objects.bulk_create(rows)
         Group.objects.filter(pk=group_id).update(standings_at=timezone.now())

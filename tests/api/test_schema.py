@@ -22,6 +22,13 @@ ENDPOINTS = {
     "/api/groups/{id}/": {"get"},
     "/api/groups/{id}/games/": {"get"},
     "/api/players/": {"get"},
+    "/api/games/{id}/": {"get"},
+    "/api/games/{id}/result/": {"post"},
+    "/api/groups/{id}/td/": {"post"},
+    "/api/groups/{id}/standings/": {"get"},
+    "/api/groups/{id}/crosstable/": {"get"},
+    "/api/stages/{id}/ranking/": {"get"},
+    "/api/stages/{id}/withdrawals/": {"post"},
 }
 
 

@@ -1,0 +1,279 @@
+"""REST API of games (with their version and history), result entry, withdrawals and the
+choice of a group's TD. The same permission rules as the pages: the group's TD and the
+tournament's organizers enter results; organizers name TDs."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import error_responses
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.models import AuditEvent
+from apps.core.permissions import (
+    is_organizer,
+    require_organizer,
+    require_result_entry,
+    visible_stages_filter,
+)
+from apps.entrants.models import StageEntry
+from apps.groups.api import GroupSerializer, PublicEntrantSerializer
+from apps.groups.models import Group
+from apps.groups.services import assign_td
+from apps.stages.api import stage_for_reading
+
+from .models import Game
+from .services import enter_result, withdraw_entrant
+from .views import game_events
+
+# ---------------------------------------------------------------------------
+# Serializers
+# ---------------------------------------------------------------------------
+
+
+class ChangeSerializer(serializers.Serializer):
+    """One audit event of a game: who changed it, when, from what to what, and why."""
+
+    at = serializers.DateTimeField(source="created_at")
+    actor = serializers.SerializerMethodField(help_text="Username; null if the user is gone.")
+    action = serializers.CharField(
+        help_text='"result.entered", "result.corrected" or "entrant.withdrawn".'
+    )
+    old = serializers.SerializerMethodField(help_text="The result before ('' = in progress).")
+    new = serializers.SerializerMethodField(help_text="The result after.")
+    adjudicated = serializers.SerializerMethodField()
+    reason = serializers.SerializerMethodField()
+
+    def get_actor(self, event: AuditEvent) -> str | None:
+        return event.actor.get_username() if event.actor else None
+
+    def _game_change(self, event: AuditEvent) -> dict:
+        game = self.context["game"]
+        return next((g for g in event.data.get("games", []) if g["game"] == game.pk), {})
+
+    def get_old(self, event: AuditEvent) -> str:
+        if event.action == "entrant.withdrawn":
+            return ""
+        return event.data.get("old", "")
+
+    def get_new(self, event: AuditEvent) -> str:
+        if event.action == "entrant.withdrawn":
+            return self._game_change(event).get("new", "")
+        return event.data.get("new", "")
+
+    def get_adjudicated(self, event: AuditEvent) -> bool:
+        return bool(event.data.get("adjudicated", False))
+
+    def get_reason(self, event: AuditEvent) -> str:
+        return event.data.get("reason", "")
+
+
+class GameDetailSerializer(serializers.ModelSerializer):
+    """A game: its players, result, adjudication flag and version (send the version back
+    as ``expected_version`` when entering a result), and its history, newest first."""
+
+    group = serializers.IntegerField(source="group_id")
+    group_number = serializers.IntegerField(source="group.number")
+    stage = serializers.IntegerField(source="group.stage_id")
+    white = PublicEntrantSerializer()
+    black = PublicEntrantSerializer()
+    history = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "group",
+            "group_number",
+            "stage",
+            "number",
+            "round",
+            "white",
+            "black",
+            "result",
+            "adjudicated",
+            "version",
+            "updated_at",
+            "history",
+        ]
+
+    @extend_schema(responses=ChangeSerializer(many=True))
+    def get_history(self, game: Game) -> list[dict]:
+        return ChangeSerializer(game_events(game), many=True, context={"game": game}).data
+
+
+class ResultRequestSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(
+        choices=Game.Result.choices,
+        allow_blank=True,
+        help_text="1-0, 0-1, 1/2-1/2, +- or -+ (forfeits), -- (both forfeit), '' (in progress).",
+    )
+    expected_version = serializers.IntegerField(
+        min_value=0,
+        help_text="The game's version you based the result on; a newer one answers 409.",
+    )
+    adjudicated = serializers.BooleanField(default=False)
+    reason = serializers.CharField(
+        max_length=200,
+        default="",
+        allow_blank=True,
+        help_text="Required when correcting a finished game.",
+    )
+
+
+class WithdrawalRequestSerializer(serializers.Serializer):
+    entrant = serializers.CharField(max_length=32, help_text="The entrant's code.")
+    reason = serializers.CharField(max_length=200)
+
+
+class ForfeitSerializer(serializers.ModelSerializer):
+    white = serializers.CharField(source="white.code", help_text="Entrant code.")
+    black = serializers.CharField(source="black.code", help_text="Entrant code.")
+
+    class Meta:
+        model = Game
+        fields = ["id", "number", "white", "black", "result", "version"]
+
+
+class WithdrawalSerializer(serializers.Serializer):
+    entrant = PublicEntrantSerializer()
+    withdrawn_at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    games = ForfeitSerializer(
+        many=True, help_text="The games that became forfeit losses for the entrant."
+    )
+
+
+class DirectorRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(
+        max_length=150, allow_blank=True, help_text="The new TD's username; '' removes the TD."
+    )
+
+    def validate_username(self, value: str):
+        value = value.strip()
+        if not value:
+            return None
+        user = get_user_model().objects.filter(username=value, is_active=True).first()
+        if user is None:
+            raise serializers.ValidationError(f"There is no user {value!r}; check the spelling.")
+        return user
+
+
+# ---------------------------------------------------------------------------
+# Views
+# ---------------------------------------------------------------------------
+
+
+def game_for(request, pk: int) -> Game:
+    """A game of a stage the user may see, or 404."""
+    game = (
+        Game.objects.filter(visible_stages_filter(request.user, "group__stage__"), pk=pk)
+        .select_related("white", "black", "group__stage__tournament")
+        .first()
+    )
+    if game is None:
+        raise NotFound(f"There is no game {pk}, or its stage is not published yet.")
+    return game
+
+
+class GameView(APIView):
+    """A game with its version and the history of its result."""
+
+    @extend_schema(responses={200: GameDetailSerializer, **error_responses(404)})
+    def get(self, request, pk: int) -> Response:
+        return Response(GameDetailSerializer(game_for(request, pk)).data)
+
+
+class GameResultView(APIView):
+    """Enter or correct a game's result (the group's TD and the organizers).
+
+    Send the ``version`` you read as ``expected_version``: if the game changed meanwhile the
+    answer is 409 with the current result and version in ``details``, and nothing changes.
+    Correcting a finished game needs a ``reason``.
+    """
+
+    @extend_schema(
+        request=ResultRequestSerializer,
+        responses={200: GameDetailSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        game = game_for(request, pk)
+        require_result_entry(request.user, game.group)
+        params = ResultRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        enter_result(
+            request.user,
+            game,
+            data["result"],
+            expected_version=data["expected_version"],
+            adjudicated=data["adjudicated"],
+            reason=data["reason"],
+        )
+        return Response(GameDetailSerializer(game_for(request, pk)).data)
+
+
+class WithdrawalView(APIView):
+    """Withdraw an entrant from the stage: every unfinished game of theirs becomes a forfeit
+    loss, in one step (the TD of the entrant's group and the organizers)."""
+
+    @extend_schema(
+        request=WithdrawalRequestSerializer,
+        responses={200: WithdrawalSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_reading(request, pk)
+        directs = Group.objects.filter(stage=stage, td_id=request.user.pk).exists()
+        if not (directs or is_organizer(request.user, stage.tournament)):
+            raise ActionError(
+                ErrorCode.PERMISSION_DENIED,
+                "Only the TD of the entrant's group and the organizers may withdraw entrants.",
+            )
+        params = WithdrawalRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        code = params.validated_data["entrant"]
+        entry = (
+            StageEntry.objects.filter(stage=stage, entrant__code=code)
+            .select_related("entrant")
+            .first()
+        )
+        if entry is None:
+            raise NotFound(f"There is no entrant {code!r} in stage {stage.pk}.")
+        changed = withdraw_entrant(request.user, entry, params.validated_data["reason"])
+        entry.refresh_from_db()
+        games = Game.objects.filter(pk__in=[g.pk for g in changed]).select_related("white", "black")
+        answer = {
+            "entrant": entry.entrant,
+            "withdrawn_at": entry.withdrawn_at,
+            "reason": entry.withdrawal_reason,
+            "games": games.order_by("number"),
+        }
+        return Response(WithdrawalSerializer(answer).data)
+
+
+class GroupDirectorView(APIView):
+    """Name the group's tournament director by username, or remove them with ''
+    (organizers)."""
+
+    @extend_schema(
+        request=DirectorRequestSerializer,
+        responses={200: GroupSerializer, **error_responses(400, 403, 404)},
+    )
+    def post(self, request, pk: int) -> Response:
+        group = (
+            Group.objects.filter(Q(pk=pk) & visible_stages_filter(request.user, "stage__"))
+            .select_related("stage__tournament")
+            .first()
+        )
+        if group is None:
+            raise NotFound(f"There is no group {pk}, or its stage is not published yet.")
+        require_organizer(request.user, group.stage.tournament)
+        params = DirectorRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        group = assign_td(request.user, group, params.validated_data["username"])
+        return Response(GroupSerializer(group).data)

@@ -1,0 +1,379 @@
+"""Result entry pages for a group's TD and the tournament's organizers.
+
+The results page is a crosstable-like grid: one row per seat, one cell per opponent; the row's
+White games are links to the game's form (every game is entered from its White player's row),
+which ``static/js/results.js`` opens in a dialog. Each view parses its input, calls one action
+(:func:`~apps.results.services.enter_result`, :func:`~apps.results.services.withdraw_entrant`,
+:func:`~apps.groups.services.assign_td`) and renders; a refusal is shown, nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.models import AuditEvent
+from apps.core.permissions import can_enter_results
+from apps.entrants.models import StageEntry
+from apps.groups.models import Group
+from apps.groups.services import assign_td
+from apps.stages.models import Stage
+from apps.stages.views import get_stage, organizer_page
+from apps.standings.crosstable import build
+from apps.standings.views import colour_columns, compact_cells, points_text
+
+from .forms import RESULT_LABEL, DirectorForm, ResultForm, WithdrawalForm
+from .models import Game
+from .services import enter_result, withdraw_entrant
+
+RECENT = 25
+RESULT_EVENTS = ("result.entered", "result.corrected", "entrant.withdrawn")
+
+
+def results_url(group: Group) -> str:
+    return reverse(
+        "group-results", args=[group.stage.tournament.slug, group.stage.order, group.number]
+    )
+
+
+def game_url(group: Group, number: int) -> str:
+    stage = group.stage
+    return reverse("game-result", args=[stage.tournament.slug, stage.order, group.number, number])
+
+
+def result_entry_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Gate a group view to its TD and the organizers; the view receives the group.
+
+    Visitors who are not signed in go to the login page, signed-in others get a 403 page.
+    """
+
+    @wraps(view)
+    def gated(request: HttpRequest, slug: str, order: int, number: int, **kwargs) -> HttpResponse:
+        stage = get_stage(slug, order)
+        group = get_object_or_404(Group.objects.select_related("td"), stage=stage, number=number)
+        group.stage = stage
+        if not request.user.is_authenticated:
+            back = request.get_full_path() if request.method == "GET" else results_url(group)
+            return redirect_to_login(back)
+        if not can_enter_results(request.user, group):
+            raise PermissionDenied(
+                _("Only the TD of group %(number)s and the organizers may enter its results.")
+                % {"number": group.number}
+            )
+        return view(request, group, **kwargs)
+
+    return gated
+
+
+# ---------------------------------------------------------------------------
+# History: audit events as lines a person reads
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    when: datetime
+    who: str
+    what: str  # "entered", "corrected", "withdrawal of CODE"
+    game: str  # "White – Black", or "" for a withdrawal
+    old: str
+    new: str
+    adjudicated: bool
+    reason: str
+
+
+def _label(result: str) -> str:
+    return str(RESULT_LABEL.get(result, result))
+
+
+def _who(event: AuditEvent) -> str:
+    return event.actor.get_username() if event.actor else "—"
+
+
+def _change(event: AuditEvent, game: Game | None = None) -> Change:
+    data = event.data
+    if event.action == "entrant.withdrawn":
+        games = data.get("games", [])
+        mine = [g for g in games if game is not None and g["game"] == game.pk]
+        new = _label(mine[0]["new"]) if mine else _("%(count)s forfeits") % {"count": len(games)}
+        return Change(
+            event.created_at,
+            _who(event),
+            _("withdrawal of %(code)s") % {"code": data.get("entrant", "")},
+            "",
+            _label("") if mine else "",
+            new,
+            False,
+            data.get("reason", ""),
+        )
+    shown = game or event.game
+    return Change(
+        event.created_at,
+        _who(event),
+        _("corrected") if event.action == "result.corrected" else _("entered"),
+        f"{shown.white.name} – {shown.black.name}" if shown else "",
+        _label(data.get("old", "")),
+        _label(data.get("new", "")),
+        bool(data.get("adjudicated")),
+        data.get("reason", ""),
+    )
+
+
+def game_events(game: Game) -> list[AuditEvent]:
+    """Every change of the game, newest first: its own events and the withdrawals that
+    turned it into a forfeit (two queries)."""
+    events = list(AuditEvent.objects.filter(game=game).select_related("actor"))
+    withdrawals = AuditEvent.objects.filter(
+        group_id=game.group_id, action="entrant.withdrawn"
+    ).select_related("actor")
+    events += [e for e in withdrawals if any(g["game"] == game.pk for g in e.data.get("games", []))]
+    events.sort(key=lambda e: (e.created_at, e.pk), reverse=True)
+    return events
+
+
+def game_history(game: Game) -> list[Change]:
+    return [_change(e, game) for e in game_events(game)]
+
+
+def recent_changes(group: Group) -> list[Change]:
+    events = (
+        AuditEvent.objects.filter(group=group, action__in=RESULT_EVENTS)
+        .select_related("actor", "game__white", "game__black")
+        .order_by("-created_at", "-id")[:RECENT]
+    )
+    return [_change(e) for e in events]
+
+
+# ---------------------------------------------------------------------------
+# Pages
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GridCell:
+    number: int  # the game's number in the group
+    opponent: int  # the opponent's seat
+    opponent_name: str
+    colour: str  # "W" or "B": this row's colour
+    symbol: str
+    result: str
+    version: int
+    adjudicated: bool
+    latest: bool
+    url: str  # the game's form, for the row's White games; "" for its Black games
+
+
+@dataclass(frozen=True)
+class GridRow:
+    seat: int
+    code: str
+    name: str
+    nation: str
+    points: str
+    withdrawn: bool
+    cells: list[GridCell | None]  # White games, then Black games; None pads a short row
+
+
+def grid(group: Group) -> tuple[list[GridRow], dict[str, int], tuple[int, int]]:
+    """The results grid, the group's status counts and the number of White and Black game
+    columns (five queries)."""
+    table = build(group)
+    numbers = dict(Game.objects.filter(group=group).values_list("id", "number"))
+    withdrawn = set(
+        StageEntry.objects.filter(
+            stage_id=group.stage_id,
+            entrant_id__in=[r.entrant_id for r in table.rows],
+            withdrawn_at__isnull=False,
+        ).values_list("entrant_id", flat=True)
+    )
+    name_of = {r.seat: r.name for r in table.rows}
+    whites, blacks = colour_columns(table.rows)
+    rows = []
+    for row in table.rows:
+        cells = [
+            c
+            and GridCell(
+                numbers[c.game_id],
+                c.opponent_seat,
+                name_of[c.opponent_seat],
+                c.colour,
+                c.symbol,
+                c.result,
+                c.version,
+                c.adjudicated,
+                c.latest,
+                game_url(group, numbers[c.game_id]) if c.colour == "W" else "",
+            )
+            for c in compact_cells(row, group.size, whites, blacks)
+        ]
+        rows.append(
+            GridRow(
+                row.seat,
+                row.code,
+                row.name,
+                row.nation,
+                points_text(row.points),
+                row.entrant_id in withdrawn,
+                cells,
+            )
+        )
+    return rows, table.counts, (whites, blacks)
+
+
+@result_entry_page
+def results(request: HttpRequest, group: Group) -> HttpResponse:
+    rows, counts, (whites, blacks) = grid(group)
+    playing = [(r.code, f"{r.seat}. {r.name} ({r.nation})") for r in rows if not r.withdrawn]
+    context = {
+        "tournament": group.stage.tournament,
+        "stage": group.stage,
+        "group": group,
+        "rows": rows,
+        "counts": counts,
+        "whites": whites,
+        "blacks": blacks,
+        "open_for_results": group.stage.status == Stage.Status.PUBLISHED,
+        "withdrawal_form": WithdrawalForm(entrants=playing),
+        "result_form": ResultForm(auto_id="dialog_%s"),
+        "changes": recent_changes(group),
+    }
+    return render(request, "results/results.html", context)
+
+
+@result_entry_page
+def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpResponse:
+    """One game's form (GET) and its save (POST); the page also lists the game's history."""
+    game = get_object_or_404(
+        Game.objects.select_related("white", "black"), group=group, number=game_number
+    )
+    game.group = group
+    error = None
+    status = 200
+    if request.method == "POST":
+        form = ResultForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                enter_result(
+                    request.user,
+                    game,
+                    data["result"],
+                    expected_version=data["version"],
+                    adjudicated=data["adjudicated"],
+                    reason=data["reason"],
+                )
+            except ActionError as refused:
+                if refused.code == ErrorCode.PERMISSION_DENIED:
+                    raise PermissionDenied(refused.message) from refused
+                error, status = refused, refused.http_status
+                if refused.code == ErrorCode.CONFLICT:
+                    game.refresh_from_db()
+                    form = ResultForm.for_game(game)  # what is stored now, to enter again
+            else:
+                messages.success(
+                    request,
+                    _("Saved: %(white)s – %(black)s %(result)s.")
+                    % {
+                        "white": game.white.name,
+                        "black": game.black.name,
+                        "result": _label(data["result"]),
+                    },
+                )
+                return redirect(_next(request, group, game))
+        else:
+            status = 400
+    else:
+        form = ResultForm.for_game(game)
+    context = {
+        "tournament": group.stage.tournament,
+        "stage": group.stage,
+        "group": group,
+        "game": game,
+        "result_label": _label(game.result),
+        "form": form,
+        "error": error,
+        "history": game_history(game),
+        "next": request.POST.get("next") or request.GET.get("next", ""),
+    }
+    return render(request, "results/game.html", context, status=status)
+
+
+def _next(request: HttpRequest, group: Group, game: Game) -> str:
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return f"{results_url(group)}#game-{game.number}"
+
+
+@require_POST
+@result_entry_page
+def withdraw(request: HttpRequest, group: Group) -> HttpResponse:
+    """Withdraw one of the group's entrants (their open games become forfeit losses)."""
+    entries = StageEntry.objects.filter(
+        stage_id=group.stage_id, entrant__seats__group=group
+    ).select_related("entrant")
+    form = WithdrawalForm(
+        request.POST, entrants=[(e.entrant.code, e.entrant.name) for e in entries]
+    )
+    if not form.is_valid():
+        messages.error(request, _("Choose an entrant of the group and give the reason."))
+        return redirect(results_url(group))
+    entry = next(e for e in entries if e.entrant.code == form.cleaned_data["entrant"])
+    try:
+        changed = withdraw_entrant(request.user, entry, form.cleaned_data["reason"])
+    except ActionError as refused:
+        if refused.code == ErrorCode.PERMISSION_DENIED:
+            raise PermissionDenied(refused.message) from refused
+        messages.error(request, refused.message)
+    else:
+        messages.success(
+            request,
+            _("%(name)s has withdrawn: %(count)s open games became forfeit losses.")
+            % {"name": entry.entrant.name, "count": len(changed)},
+        )
+    return redirect(results_url(group))
+
+
+@require_POST
+@organizer_page
+def director(request: HttpRequest, stage: Stage, number: int) -> HttpResponse:
+    """The organizer names the group's TD (by username)."""
+    group = get_object_or_404(Group, stage=stage, number=number)
+    group.stage = stage
+    form = DirectorForm(request.POST)
+    if not form.is_valid():
+        for error in form.errors.get("username", []):
+            messages.error(request, error)
+        return redirect(group.get_absolute_url())
+    td = form.cleaned_data["username"]
+    try:
+        assign_td(request.user, group, td)
+    except ActionError as refused:
+        if refused.code == ErrorCode.PERMISSION_DENIED:
+            raise PermissionDenied(refused.message) from refused
+        messages.error(request, refused.message)
+    else:
+        if td is None:
+            messages.success(request, _("Group %(number)s has no TD now.") % {"number": number})
+        else:
+            messages.success(
+                request,
+                _("%(name)s is now the TD of group %(number)s.")
+                % {"name": td.get_username(), "number": number},
+            )
+    return redirect(group.get_absolute_url())

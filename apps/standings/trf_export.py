@@ -1,0 +1,190 @@
+"""A group's results as a FIDE TRF (TRF16) file, readable by ``standings_from_trf``.
+
+TRF files are organised by rounds, and a Silli group has none: every game is played at once.
+Each game is given an artificial "round" by a proper edge colouring of the group's game graph
+(no player has two games in one round). The colouring is greedy: games are taken distance by
+distance (``black seat − white seat`` modulo the group's size), walking each circle
+``x, x + d, x + 2d, …``, and each gets the lowest round in which neither player has a game yet.
+Greedy needs at most ``2·(2k) − 1`` rounds for ``k`` White games per player and its result
+depends on the order of the distances, so up to :data:`MAX_ORDERS` orders are tried and the
+first that needs only ``2k`` rounds (else the best) is kept. On even groups that usually finds
+``2k``; an odd group can never have it (a round pairs at most ``n − 1`` of its ``n`` players)
+and gets ``2k + 1`` or a little more. Round robins keep the rounds their draw stored.
+
+``XXR`` is the number of games per player when every player has a game in every round, else
+the number of rounds; a player's rounds without a game are written ``0000 - Z`` (not paired,
+no points).
+
+Limits, honestly: the file gives every player the same points as the stored standings (a test
+checks it) and the same Buchholz figures under the classic convention, but when ``XXR`` is
+larger than the games per player, a reader's Torino figures (which use T = ``XXR``) and the
+count of games differ from the application's. TRF has no place for a tournament's own points
+per result, so the file is read with 1, ½, 0. Unfinished games are written with their opponent
+and colour and a blank result, which readers leave out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import islice, permutations
+
+ROUND_START = 91  # 0-based index of round 1's cell (TRF column 92)
+ROUND_WIDTH = 10
+NOT_PAIRED = "0000 - Z"
+MAX_ORDERS = 120  # orders of the distances tried by :func:`colour_games` (5! for k = 5)
+
+# result -> (White's TRF code, Black's TRF code)
+TRF_CODES = {
+    "1-0": ("1", "0"),
+    "0-1": ("0", "1"),
+    "1/2-1/2": ("=", "="),
+    "+-": ("+", "-"),
+    "-+": ("-", "+"),
+    "--": ("-", "-"),
+    "": (" ", " "),
+}
+
+
+@dataclass(frozen=True)
+class TrfGame:
+    white: int  # start rank (the seat)
+    black: int
+    result: str  # the application's code, "" while in progress
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class TrfEntry:
+    seat: int
+    name: str
+    nation: str
+    rating: int | None
+    points: Decimal
+    rank: int | None
+
+
+def circle_order(games: Sequence[TrfGame], size: int, distances: Sequence[int]) -> list[TrfGame]:
+    """The games distance by distance (in the order given), each circle ``x, x + d, x + 2d, …``
+    walked in turn; games at other distances follow in their own order."""
+    by_pair = {(g.white, g.black): g for g in games}
+    ordered: list[TrfGame] = []
+    for d in distances:
+        seen: set[int] = set()
+        for start in range(1, size + 1):
+            seat = start
+            while seat not in seen:
+                seen.add(seat)
+                other = (seat - 1 + d) % size + 1
+                game = by_pair.get((seat, other))
+                if game is not None:
+                    ordered.append(game)
+                seat = other
+    placed = set(map(id, ordered))
+    return ordered + [g for g in games if id(g) not in placed]
+
+
+def colour_games(games: Sequence[TrfGame], size: int) -> list[TrfGame]:
+    """Rounds for a group's games: the greedy colouring of the first distance order that needs
+    no more rounds than the most games of a player, else of the order needing the fewest."""
+    degree: dict[int, int] = defaultdict(int)
+    for game in games:
+        degree[game.white] += 1
+        degree[game.black] += 1
+    least = max(degree.values(), default=0)
+    distances = sorted({(g.black - g.white) % size for g in games})
+    best: list[TrfGame] = []
+    for order in islice(permutations(distances), MAX_ORDERS):
+        coloured = assign_rounds(circle_order(games, size, order))
+        if not best or _rounds(coloured) < _rounds(best):
+            best = coloured
+        if _rounds(best) <= least:
+            break
+    return best
+
+
+def _rounds(games: Iterable[TrfGame]) -> int:
+    return max((g.round or 0 for g in games), default=0)
+
+
+def assign_rounds(games: Iterable[TrfGame]) -> list[TrfGame]:
+    """A proper edge colouring, greedy in the given order: each game gets the lowest round
+    in which neither of its players has a game yet."""
+    busy: dict[int, set[int]] = defaultdict(set)
+    coloured = []
+    for game in games:
+        number = 1
+        while number in busy[game.white] or number in busy[game.black]:
+            number += 1
+        busy[game.white].add(number)
+        busy[game.black].add(number)
+        coloured.append(TrfGame(game.white, game.black, game.result, number))
+    return coloured
+
+
+def write_trf(
+    title: str, entries: Sequence[TrfEntry], games: Sequence[TrfGame], games_per_player: int
+) -> str:
+    """The TRF text of ``entries`` and their ``games`` (each with its round)."""
+    rounds = _rounds(games)
+    cells: dict[int, dict[int, str]] = defaultdict(dict)
+    for game in games:
+        white_code, black_code = TRF_CODES[game.result]
+        cells[game.white][game.round] = f"{game.black:4d} w {white_code}"
+        cells[game.black][game.round] = f"{game.white:4d} b {black_code}"
+    everyone_every_round = all(len(cells[e.seat]) == rounds for e in entries)
+    declared = games_per_player if everyone_every_round and rounds == games_per_player else rounds
+    lines = [f"012 {title}", f"XXR {declared}"]
+    for entry in sorted(entries, key=lambda e: e.seat):
+        head = (
+            f"001 {entry.seat:4d}     {entry.name[:33]:<33} "
+            f"{entry.rating or '':>4} {entry.nation[:3]:<3} {'':>11} {'':<10} "
+            f"{entry.points:4.1f} {entry.rank or '':>4}"
+        )
+        line = head.ljust(ROUND_START)
+        for number in range(1, rounds + 1):
+            line += cells[entry.seat].get(number, NOT_PAIRED).ljust(ROUND_WIDTH)
+        lines.append(line.rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def group_trf(group) -> str:
+    """The TRF file of a group's current results (four queries)."""
+    from apps.groups.models import Seat
+    from apps.results.models import Game
+
+    from .models import GroupStanding
+    from .services import stage_games_per_player
+
+    stage = group.stage
+    seats = list(Seat.objects.filter(group=group).select_related("entrant"))
+    seat_of = {s.entrant_id: s.number for s in seats}
+    stored = {
+        s.entrant_id: s
+        for s in GroupStanding.objects.filter(group=group).only("entrant_id", "points", "place")
+    }
+    entries = []
+    for seat in seats:
+        standing = stored.get(seat.entrant_id)
+        entries.append(
+            TrfEntry(
+                seat.number,
+                seat.entrant.name,
+                seat.entrant.nation,
+                seat.entrant.rating,
+                standing.points if standing else Decimal(0),
+                int(standing.place.split("-")[0]) if standing and standing.place else None,
+            )
+        )
+    games = [
+        TrfGame(seat_of[white], seat_of[black], result, round_)
+        for white, black, result, round_ in Game.objects.filter(group=group)
+        .order_by("number")
+        .values_list("white_id", "black_id", "result", "round")
+    ]
+    if not games or any(g.round is None for g in games):
+        games = colour_games(games, group.size)
+    title = f"{stage.tournament.name} — {stage.get_kind_display()} — group {group.number}"
+    return write_trf(title, entries, games, stage_games_per_player(stage, group))
