@@ -24,11 +24,23 @@ class AuditEvent(models.Model):
     stage = models.ForeignKey(
         "stages.Stage", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
+    # Groups and games are deleted only when an unpublished draw is replaced, before any
+    # result exists; the events keep their ids, and the delete stays one statement.
     group = models.ForeignKey(
-        "groups.Group", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "groups.Group",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     game = models.ForeignKey(
-        "results.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "results.Game",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     data = models.JSONField(default=dict, blank=True)
 

@@ -18,7 +18,10 @@ class Game(models.Model):
         BLACK_FORFEIT_WIN = "-+", _("−+ (forfeit)")
         DOUBLE_FORFEIT = "--", _("−− (both forfeit)")
 
-    group = models.ForeignKey("groups.Group", on_delete=models.CASCADE, related_name="games")
+    # (group, number) is unique, and that index serves lookups by group too.
+    group = models.ForeignKey(
+        "groups.Group", on_delete=models.CASCADE, related_name="games", db_index=False
+    )
     number = models.PositiveIntegerField()
     round = models.PositiveIntegerField(null=True, blank=True)
     white = models.ForeignKey(

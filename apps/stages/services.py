@@ -13,6 +13,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.services import engine_entrants
 from apps.silli.entrants import entrants_digest
+from apps.standings.services import schedule_recompute
 
 from . import tasks
 from .draw import draw_settings
@@ -128,4 +129,7 @@ def publish_draw(user, stage: Stage) -> Stage:
         stage.published_at = timezone.now()
         stage.save(update_fields=["status", "published_at"])
         record("draw.published", user, stage=stage, digest=stage.draw_digest, seed=stage.seed)
+        group_ids = list(stage.groups.values_list("pk", flat=True))
+        # Every group gets its (empty) standings, so the stage's ranking has everyone.
+        transaction.on_commit(lambda: [schedule_recompute(g) for g in group_ids])
     return stage

@@ -25,8 +25,13 @@ def test_the_public_verifies_a_published_draw(client, published_stage, tmp_path)
     (tmp_path / "DRAW.json").write_bytes(draw.content)
     (tmp_path / "entrants.csv").write_bytes(entrants.content)
     out = StringIO()
-    call_command("silli_verify", str(tmp_path / "DRAW.json"), "--entrants",
-                 str(tmp_path / "entrants.csv"), stdout=out)
+    call_command(
+        "silli_verify",
+        str(tmp_path / "DRAW.json"),
+        "--entrants",
+        str(tmp_path / "entrants.csv"),
+        stdout=out,
+    )
     assert "identical" in out.getvalue() and "verified" in out.getvalue()
 
 
