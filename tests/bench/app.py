@@ -76,6 +76,7 @@ def run() -> list[tuple[str, float, str]]:
     from apps.stages import draw
     from apps.stages.models import DrawJob
     from apps.stages.services import close_registration, create_tournament
+    from apps.standings.services import recompute_group, stage_ranking
 
     try:
         user = get_user_model().objects.create_user("bench-organizer")
@@ -103,6 +104,19 @@ def run() -> list[tuple[str, float, str]]:
         groups = Group.objects.filter(stage=stage).count()
         seats = Seat.objects.filter(stage=stage).count()
         games = Game.objects.filter(group__stage=stage).count()
+
+        # Standings: play a group to the end, recompute it; then every group and the ranking.
+        stage.status = stage.Status.PUBLISHED
+        stage.save(update_fields=["status"])
+        first = Group.objects.filter(stage=stage).order_by("-size", "number").first()
+        finished = list(Game.objects.filter(group=first))
+        for i, game in enumerate(finished):
+            game.result = ("1-0", "1/2-1/2", "0-1", "1/2-1/2", "+-")[i % 5]
+        Game.objects.bulk_update(finished, ["result"])
+        recompute_one = min(_timed(lambda: recompute_group(first.pk))[1] for _ in range(5))
+        group_ids = list(Group.objects.filter(stage=stage).values_list("pk", flat=True))
+        _, recompute_all = _timed(lambda: [recompute_group(g) for g in group_ids])
+        ranking, ranked = _timed(lambda: stage_ranking(stage))
         return [
             (
                 f"import {ENTRANTS:,} entrants (import_entrants)",
@@ -119,6 +133,17 @@ def run() -> list[tuple[str, float, str]]:
             ("  division (prepare)", divided, f"{len(numbers):,} groups to seat"),
             ("  seat every group (draw_one_group each)", seated, "engine step 2 + one row"),
             ("  persist groups, seats, games (finish)", persisted, f"digest {job.digest[:16]}"),
+            (
+                f"recompute and store one group of {first.size} ({len(finished)} games)",
+                recompute_one,
+                "recompute_group: read, tie-breaks, write; best of 5",
+            ),
+            (f"recompute every group ({len(group_ids):,})", recompute_all, "recompute_group each"),
+            (
+                f"unified ranking of the stage ({len(ranking):,} entrants)",
+                ranked,
+                "stage_ranking: read every stored row, order by the chain, shared places",
+            ),
         ]
     finally:
         call_command("flush", interactive=False, verbosity=0)
