@@ -24,11 +24,20 @@ class Game(models.Model):
     )
     number = models.PositiveIntegerField()
     round = models.PositiveIntegerField(null=True, blank=True)
+    # No database-level foreign key to entrants: a draw writes 500,000 games at once, and
+    # checking two keys per row was a third of that write. Games are written only by the draw,
+    # from the stage's own entrants, and the ORM still cascades when an entrant is deleted.
     white = models.ForeignKey(
-        "entrants.Entrant", on_delete=models.CASCADE, related_name="white_games"
+        "entrants.Entrant",
+        on_delete=models.CASCADE,
+        related_name="white_games",
+        db_constraint=False,
     )
     black = models.ForeignKey(
-        "entrants.Entrant", on_delete=models.CASCADE, related_name="black_games"
+        "entrants.Entrant",
+        on_delete=models.CASCADE,
+        related_name="black_games",
+        db_constraint=False,
     )
     result = models.CharField(max_length=8, choices=Result.choices, blank=True, default="")
     adjudicated = models.BooleanField(default=False)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from apps.core.audit import record
@@ -138,8 +139,9 @@ def prepare(job_id: int) -> list[int]:
                 ((job.pk, i, members) for i, members in enumerate(rows, start=1)),
             )
             job.total_groups = len(groups)
+            job.done_groups = 0
             job.status = DrawJob.Status.RUNNING
-            job.save(update_fields=["total_groups", "status"])
+            job.save(update_fields=["total_groups", "done_groups", "status"])
     return list(
         job.group_results.filter(payload__isnull=True)
         .order_by("number")
@@ -162,8 +164,14 @@ def draw_one_group(job_id: int, number: int) -> bool:
         except DrawError as exc:
             _fail(job, str(exc))
             return False
-        DrawJobGroup.objects.filter(pk=row.pk, payload__isnull=True).update(payload=payload)
-    return not job.group_results.filter(payload__isnull=True).exists()
+        with transaction.atomic():  # one commit per group
+            stored = DrawJobGroup.objects.filter(pk=row.pk, payload__isnull=True).update(
+                payload=payload
+            )
+            if stored:  # a repeated task stores nothing and counts nothing
+                DrawJob.objects.filter(pk=job.pk).update(done_groups=F("done_groups") + 1)
+    done = DrawJob.objects.filter(pk=job.pk).values_list("done_groups", flat=True)[0]
+    return done >= job.total_groups
 
 
 def finish(job_id: int) -> bool:

@@ -143,6 +143,9 @@ class DrawJob(models.Model):
     draw_settings = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     total_groups = models.PositiveIntegerField(default=0)
+    done_groups = models.PositiveIntegerField(
+        default=0, help_text="groups drawn so far (each counted once, when its result is stored)"
+    )
     error = models.TextField(blank=True)
     digest = models.CharField(max_length=64, blank=True)
     started_by = models.ForeignKey(
@@ -160,10 +163,6 @@ class DrawJob(models.Model):
 
     def __str__(self) -> str:
         return f"draw of {self.stage} ({self.status})"
-
-    @property
-    def done_groups(self) -> int:
-        return self.group_results.filter(payload__isnull=False).count()
 
     @property
     def finished(self) -> bool:
