@@ -71,6 +71,7 @@ def test_a_finish_that_fails_half_way_writes_nothing_and_its_retry_writes_the_dr
     group = job.group_results.get(number=4)
     assert draw.draw_one_group(job.pk, 4) is True
     assert job.group_results.get(number=4).payload == group.payload
+    assert DrawJob.objects.get(pk=job.pk).done_groups == 10  # counted once
     assert draw.prepare(job.pk) == []
 
     breaker = games_break()
