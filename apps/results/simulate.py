@@ -7,6 +7,8 @@ recomputed once at the end.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -50,7 +52,8 @@ def simulate_results(
         u = rng.uniform()
         game.result = "1-0" if u < win else "0-1" if u < win + loss else "1/2-1/2"
         game.version += 1
-        game.updated_at = now
+        # correspondence games end over months: spread the results over the past year
+        game.updated_at = now - timedelta(days=rng.below(365), minutes=rng.below(1440))
         finished.append(game)
     with transaction.atomic():
         Game.objects.bulk_update(finished, ["result", "version", "updated_at"], batch_size=2000)
