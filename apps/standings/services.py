@@ -118,17 +118,21 @@ def compute_group(group: Group) -> GroupTable:
 
 
 def _decimal(value) -> str:
-    if isinstance(value, Fraction):
-        return str(round(Decimal(value.numerator) / Decimal(value.denominator), 6).normalize())
-    return str(value)
+    """A figure as text: exact for halves and quarters, else six decimals."""
+    if isinstance(value, Fraction) and value.denominator not in (1, 2, 4):
+        return f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return str(
+        Decimal(value.numerator) / value.denominator if isinstance(value, Fraction) else value
+    )
 
 
 def recompute_group(group_id: int) -> int:
     """Recompute and store a group's standings; returns the number of rows.
 
     Runs under the group's row lock, so two recomputes of one group (two workers, or a
-    change arriving meanwhile) take turns instead of mixing their rows. The queued mark is
-    cleared first: a change committed during the recompute queues the next one.
+    change arriving meanwhile) take turns instead of mixing their rows; the queued mark is
+    cleared in the same transaction, so a change committed during the recompute queues the
+    next one.
     """
     with transaction.atomic():
         group = (
@@ -136,7 +140,6 @@ def recompute_group(group_id: int) -> int:
             .select_related("stage__tournament")
             .get(pk=group_id)
         )
-        Group.objects.filter(pk=group_id).update(standings_pending=False)
         table = compute_group(group)
         rows = [
             GroupStanding(
@@ -155,7 +158,11 @@ def recompute_group(group_id: int) -> int:
         ]
         GroupStanding.objects.filter(group=group).delete()
         GroupStanding.objects.bulk_create(rows)
-        Group.objects.filter(pk=group_id).update(standings_at=timezone.now())
+        # Other transactions see the mark cleared only at commit, and a change committed
+        # meanwhile waits for this row lock before it can queue the next recompute.
+        Group.objects.filter(pk=group_id).update(
+            standings_pending=False, standings_at=timezone.now()
+        )
     return len(rows)
 
 
