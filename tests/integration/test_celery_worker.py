@@ -115,7 +115,11 @@ def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_organize
     previous = stored_draw(stage)
 
     job = start_draw(organizer, stage, SEED)
-    wait_until("a group is drawn", lambda: job.done_groups > 0, every=0.005)
+    wait_until(
+        "a group is drawn",
+        lambda: DrawJob.objects.get(pk=job.pk).done_groups > 0,
+        every=0.005,
+    )
     worker.kill()
 
     job.refresh_from_db()
