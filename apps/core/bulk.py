@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import JSONField, Model
 
 BATCH = 10_000
+ANALYZE_ABOVE = 10_000
 
 
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -36,12 +37,17 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
         )
     quote = connection.ops.quote_name
     names = ", ".join(quote(f.column) for f in (*given, *others))
-    with (
-        connection.cursor() as cursor,
-        cursor.copy(f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN") as copy,
-    ):
-        for row in rows:
-            copy.write_row((*row, *defaults))
+    table = quote(model._meta.db_table)
+    written = 0
+    with connection.cursor() as cursor:
+        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row((*row, *defaults))
+                written += 1
+        if written >= ANALYZE_ABOVE:
+            # Fresh statistics now, not whenever autovacuum comes by: without them the
+            # planner may scan half a million games to read one group's.
+            cursor.execute(f"ANALYZE {table}")
 
 
 def _bulk_create(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
