@@ -1,13 +1,13 @@
 """Who may do what — one module for HTML views and the API alike.
 
-Roles of issue 3: the public (reads published stages), organizers of a tournament (everything
-about it; staff count as organizers of every tournament).
+Roles so far: the public (reads published stages); organizers of a tournament (everything
+about it; staff count as organizers of every tournament); a group's TD (enters that group's
+results).
 """
 
 from __future__ import annotations
 
 from django.db.models import Q
-from rest_framework import permissions
 
 from .errors import ActionError, ErrorCode
 
@@ -66,23 +66,3 @@ def require_organizer(user, tournament) -> None:
             ErrorCode.PERMISSION_DENIED,
             f"Only the organizers of {tournament.name} may do this.",
         )
-
-
-class IsOrganizerOrReadOnly(permissions.BasePermission):
-    """DRF: reading is open (views filter what is visible); writing needs an organizer.
-
-    The object may be a tournament or anything with ``.tournament`` or ``.stage``.
-    """
-
-    def has_object_permission(self, request, view, obj) -> bool:
-        if request.method in permissions.SAFE_METHODS:
-            return True
-        return is_organizer(request.user, tournament_of(obj))
-
-
-def tournament_of(obj):
-    if hasattr(obj, "organizers"):
-        return obj
-    if hasattr(obj, "tournament"):
-        return obj.tournament
-    return obj.stage.tournament

@@ -79,12 +79,3 @@ def arcs(n: int, formula: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
 def arc_seats(n: int, multiplier: int, length: int, offset: int) -> list[int]:
     """The 0-based seats ``x`` with ``(multiplier·x + offset) mod n < length``."""
     return [x for x in range(n) if (multiplier * x + offset) % n < length]
-
-
-def kept_apart_lower_bound(n: int, formula: tuple[int, ...]) -> int:
-    """Seats that can certainly be kept apart: the longest arc's size."""
-    best = arcs(n, formula)
-    if not best:
-        return 1
-    length, a = best[0]
-    return len(arc_seats(n, a, length, 0))

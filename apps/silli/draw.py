@@ -273,7 +273,7 @@ def draw_group(
 
     largest = max(Counter(e.nation for e in members).values())
     tried: list[tuple[int, ...]] = []
-    for choice in _candidates(first, settings, members):
+    for choice in _candidates(first, settings, largest):
         tried.append(choice.formula)
         hopeless = largest > independence_bound(n, choice.formula) + settings.allowed_nation_games
         if settings.separate_nations and hopeless:
@@ -336,9 +336,7 @@ def draw_stage(
 
 
 def _candidates(
-    first: FormulaChoice,
-    settings: DrawSettings,
-    members: Sequence[Entrant],
+    first: FormulaChoice, settings: DrawSettings, largest: int
 ) -> Iterable[FormulaChoice]:
     """Formulas to try, in order.
 
@@ -352,7 +350,6 @@ def _candidates(
     if settings.formula or not settings.separate_nations:
         return
     n, games, k = first.n, first.games, first.k
-    largest = max(Counter(e.nation for e in members).values())
     if largest > n // 2:
         return
     seen = {first.formula}

@@ -79,9 +79,3 @@ class ChanceStream:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
-
-    def shuffled(self, items: list[T]) -> list[T]:
-        """A shuffled copy of ``items``."""
-        copy = list(items)
-        self.shuffle(copy)
-        return copy
