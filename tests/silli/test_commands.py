@@ -17,23 +17,19 @@ def run(*args):
     return out.getvalue()
 
 
+def silli_draw(entrants, out, seed, *options):
+    """``silli_draw`` with 10 games per player."""
+    args = ["--entrants", str(entrants), "--games", "10", "--seed", seed, "--out", str(out)]
+    return run("silli_draw", *args, *options)
+
+
 @pytest.fixture(scope="module")
 def cup(tmp_path_factory):
     """make_entrants --count 3099, then silli_draw --games 10."""
     folder = tmp_path_factory.mktemp("cup")
     entrants, draw = folder / "entrants.csv", folder / "DRAW.json"
     run("make_entrants", "--count", "3099", "--seed", "cup", "--out", str(entrants))
-    run(
-        "silli_draw",
-        "--entrants",
-        str(entrants),
-        "--games",
-        "10",
-        "--seed",
-        "lotto-17",
-        "--out",
-        str(draw),
-    )
+    silli_draw(entrants, draw, "lotto-17")
     return entrants, draw
 
 
@@ -102,28 +98,8 @@ def test_3099_entrants_give_9_groups_of_104_and_21_of_103_and_verify(cup):
 def test_same_inputs_byte_identical_other_seed_other_draw(cup, tmp_path):
     entrants, draw = cup
     again, other = tmp_path / "again.json", tmp_path / "other.json"
-    run(
-        "silli_draw",
-        "--entrants",
-        str(entrants),
-        "--games",
-        "10",
-        "--seed",
-        "lotto-17",
-        "--out",
-        str(again),
-    )
-    run(
-        "silli_draw",
-        "--entrants",
-        str(entrants),
-        "--games",
-        "10",
-        "--seed",
-        "lotto-18",
-        "--out",
-        str(other),
-    )
+    silli_draw(entrants, again, "lotto-17")
+    silli_draw(entrants, other, "lotto-18")
     assert again.read_bytes() == draw.read_bytes()
     assert json.loads(other.read_text())["digest"] != json.loads(draw.read_text())["digest"]
 
@@ -155,17 +131,7 @@ def test_impossible_draw_exits_2_names_group_nation_count_bound_and_writes_nothi
     source.write_text(entrants_csv(people))
     out = tmp_path / "DRAW.json"
     with pytest.raises(CommandError) as err:
-        run(
-            "silli_draw",
-            "--entrants",
-            str(source),
-            "--games",
-            "10",
-            "--seed",
-            "s",
-            "--out",
-            str(out),
-        )
+        silli_draw(source, out, "s")
     assert err.value.returncode == 2
     message = str(err.value)
     assert "Group 1 (104 seats, 10 games per player): nation ITA has 40 entrants" in message
@@ -177,17 +143,7 @@ def test_bad_entrant_file_lists_every_bad_row(tmp_path):
     source = tmp_path / "bad.csv"
     source.write_text("code,name,nation,rating\nA1,Ann,ITA,2100\nA2,,ITA,x\nA1,Bob,it,\n")
     with pytest.raises(CommandError) as err:
-        run(
-            "silli_draw",
-            "--entrants",
-            str(source),
-            "--games",
-            "10",
-            "--seed",
-            "s",
-            "--out",
-            str(tmp_path / "d.json"),
-        )
+        silli_draw(source, tmp_path / "d.json", "s")
     text = str(err.value)
     assert err.value.returncode == 2
     assert "line 3: name is required; rating 'x' is not a whole number" in text
@@ -199,18 +155,8 @@ def test_met_before_pairs_are_kept_apart_and_verified(tmp_path):
     codes = [line.split(",")[0] for line in (tmp_path / "e.csv").read_text().splitlines()[1:]]
     pairs = "a,b\n" + "".join(f"{codes[i]},{codes[i + 1]}\n" for i in range(0, 600, 2))
     (tmp_path / "met.csv").write_text(pairs)
-    run(
-        "silli_draw",
-        "--entrants",
-        str(tmp_path / "e.csv"),
-        "--games",
-        "10",
-        "--seed",
-        "semi",
-        "--met-before",
-        str(tmp_path / "met.csv"),
-        "--out",
-        str(tmp_path / "d.json"),
+    silli_draw(
+        tmp_path / "e.csv", tmp_path / "d.json", "semi", "--met-before", str(tmp_path / "met.csv")
     )
     data = json.loads((tmp_path / "d.json").read_text())
     assert [g["size"] for g in data["groups"]] == [105] * 6
