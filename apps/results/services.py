@@ -15,6 +15,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_result_entry
 from apps.entrants.models import StageEntry
 from apps.stages.models import Stage
+from apps.standings.services import schedule_recompute
 
 from .models import Game
 
@@ -146,6 +147,4 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
 
 
 def _standings_changed(group_id: int) -> None:
-    from apps.standings.services import schedule_recompute
-
     transaction.on_commit(lambda: schedule_recompute(group_id))
