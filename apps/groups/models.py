@@ -29,6 +29,14 @@ class Group(models.Model):
         default=False, help_text="a standings recompute is queued for this group"
     )
     standings_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
 
     class Meta:
         ordering = ["stage", "number"]
@@ -41,6 +49,10 @@ class Group(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("group", args=[self.stage.tournament.slug, self.stage.order, self.number])
+
+    @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
 
     @property
     def formula_text(self) -> str:

@@ -70,6 +70,12 @@ class Stage(models.Model):
         SILLI = "silli", _("Silli closed circle")
         ROUND_ROBIN = "round_robin", _("Round robin")
 
+    class QualifyRule(models.TextChoices):
+        THRESHOLD = "threshold", _("points threshold")
+        LOSS_CAP = "loss_cap", _("cap on points lost")
+        TOP_PER_GROUP = "top_per_group", _("top of each group")
+        TOP_OVERALL = "top_overall", _("top of the unified ranking")
+
     class Status(models.TextChoices):
         DRAFT = "draft", _("Registration open")
         REGISTRATION_CLOSED = "registration_closed", _("Registration closed")
@@ -104,6 +110,32 @@ class Stage(models.Model):
     registration_closed_at = models.DateTimeField(null=True, blank=True)
     drawn_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    adjudication_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("when the open games were sent to adjudication")
+    )
+    # How entrants qualify for the next stage (STANDINGS.md, "Qualification"); blank: a final.
+    qualify_rule = models.CharField(
+        max_length=16, choices=QualifyRule.choices, blank=True, verbose_name=_("qualification rule")
+    )
+    qualify_value = models.DecimalField(
+        max_digits=7,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        verbose_name=_("qualification value"),
+        help_text=_("points P, points lost L, or a count q (a share or percentage if relative)"),
+    )
+    qualify_relative = models.BooleanField(
+        default=False,
+        verbose_name=_("relative"),
+        help_text=_("threshold: P is a share of the games; top: q is a percentage"),
+    )
+    lot_seed = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("the seed of the lot at the qualification cut (default: the draw's seed)"),
+    )
 
     class Meta:
         ordering = ["tournament", "order"]
