@@ -151,6 +151,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("it", "Italiano")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language chosen with the switcher is kept for a year (not only for the browser session).
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -2,7 +2,7 @@
 
 Every error the API answers with is one JSON object a person can act on::
 
-    {"code": "bad_rows", "message": "The file has 2 bad row(s); ...", "details": [...]}
+    {"code": "bad_rows", "message": "The file has 2 bad rows; ...", "details": [...]}
 
 ``code`` comes from :class:`~apps.core.errors.ErrorCode` or :class:`ApiErrorCode`, ``message``
 is a sentence saying what to do, ``details`` lists the particulars (bad rows, invalid fields).
@@ -15,6 +15,8 @@ from enum import StrEnum
 from django.conf import settings
 from django.http import Http404
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import BaseParser
@@ -84,12 +86,16 @@ def _validation_error(exc: exceptions.ValidationError) -> dict:
     shown = "; ".join(
         f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in details[:5]
     )
-    more = f" (and {len(details) - 5} more)" if len(details) > 5 else ""
-    return _error(
-        ErrorCode.INVALID_INPUT,
-        f"The request is not valid — {shown}{more}. Correct it and send it again.",
-        details,
-    )
+    if len(details) > 5:
+        message = _(
+            "The request is not valid — %(errors)s (and %(more)s more). Correct it and send it "
+            "again."
+        ) % {"errors": shown, "more": len(details) - 5}
+    else:
+        message = _("The request is not valid — %(errors)s. Correct it and send it again.") % {
+            "errors": shown
+        }
+    return _error(ErrorCode.INVALID_INPUT, message, details)
 
 
 def _is_default(exc: exceptions.APIException) -> bool:
@@ -104,46 +110,71 @@ def _api_error(exc: exceptions.APIException, context: dict) -> dict:
         return _validation_error(exc)
     if isinstance(exc, exceptions.ParseError):
         reason = str(exc.detail).rstrip(".")
-        return _error(ErrorCode.INVALID_INPUT, f"The request body could not be read: {reason}.")
+        return _error(
+            ErrorCode.INVALID_INPUT,
+            _("The request body could not be read: %(reason)s.") % {"reason": reason},
+        )
     if isinstance(exc, exceptions.NotAuthenticated):
         return _error(
             ApiErrorCode.NOT_AUTHENTICATED,
-            "Sign in first: send a session cookie or the header 'Authorization: Token <key>'.",
+            _("Sign in first: send a session cookie or the header 'Authorization: Token <key>'."),
         )
     if isinstance(exc, exceptions.AuthenticationFailed):
         return _error(
             ApiErrorCode.AUTHENTICATION_FAILED,
-            f"Your credentials were not accepted ({exc.detail}). Sign in again or use a valid "
-            "token.",
+            _(
+                "Your credentials were not accepted (%(reason)s). Sign in again or use a valid "
+                "token."
+            )
+            % {"reason": exc.detail},
         )
     if isinstance(exc, exceptions.PermissionDenied):
-        message = "You are not allowed to do this." if _is_default(exc) else exc.detail
+        message = _("You are not allowed to do this.") if _is_default(exc) else exc.detail
         return _error(ErrorCode.PERMISSION_DENIED, message)
     if isinstance(exc, exceptions.NotFound):
-        where = f" at {request.path}" if request is not None else ""
-        message = f"There is nothing{where}." if _is_default(exc) else exc.detail
+        if not _is_default(exc):
+            message = exc.detail
+        elif request is not None:
+            message = _("There is nothing at %(path)s.") % {"path": request.path}
+        else:
+            message = _("There is nothing here.")
         return _error(ErrorCode.NOT_FOUND, message)
     if isinstance(exc, exceptions.MethodNotAllowed):
         allowed = ", ".join(m for m in getattr(view, "allowed_methods", []) if m != "OPTIONS")
-        method = request.method if request is not None else "This method"
+        if request is None:
+            message = _("This method is not allowed here; use %(allowed)s.")
+        else:
+            message = _("%(method)s is not allowed here; use %(allowed)s.")
         return _error(
-            ApiErrorCode.METHOD_NOT_ALLOWED, f"{method} is not allowed here; use {allowed}."
+            ApiErrorCode.METHOD_NOT_ALLOWED,
+            message % {"method": getattr(request, "method", ""), "allowed": allowed},
         )
     if isinstance(exc, exceptions.NotAcceptable):
         return _error(
             ApiErrorCode.NOT_ACCEPTABLE,
-            "This endpoint cannot answer in the format your Accept header asks for; "
-            "ask for application/json.",
+            _(
+                "This endpoint cannot answer in the format your Accept header asks for; "
+                "ask for application/json."
+            ),
         )
     if isinstance(exc, exceptions.UnsupportedMediaType):
         accepted = ", ".join(p.media_type for p in view.get_parsers()) if view else "JSON"
         return _error(
             ApiErrorCode.UNSUPPORTED_MEDIA_TYPE,
-            f"{exc.detail} Send one of: {accepted}.",
+            _("%(reason)s Send one of: %(accepted)s.")
+            % {"reason": exc.detail, "accepted": accepted},
         )
     if isinstance(exc, exceptions.Throttled):
-        when = f"in {exc.wait:.0f} seconds" if exc.wait is not None else "later"
-        return _error(ApiErrorCode.THROTTLED, f"Too many requests; try again {when}.")
+        if exc.wait is None:
+            message = _("Too many requests; try again later.")
+        else:
+            seconds = round(exc.wait)
+            message = ngettext(
+                "Too many requests; try again in %(seconds)s second.",
+                "Too many requests; try again in %(seconds)s seconds.",
+                seconds,
+            ) % {"seconds": seconds}
+        return _error(ApiErrorCode.THROTTLED, message)
     return _error(exc.default_code, exc.detail)
 
 
@@ -169,7 +200,7 @@ class Pagination(PageNumberPagination):
 
     page_size_query_param = "page_size"
     max_page_size = 500
-    invalid_page_message = "There is no page {page_number}: {message}."
+    invalid_page_message = gettext_lazy("There is no page {page_number}: {message}.")
 
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
@@ -178,7 +209,8 @@ def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
         return raw.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         raise exceptions.ParseError(
-            f"the file is not {encoding} text ({exc}); save it as UTF-8 and send it again"
+            _("the file is not %(encoding)s text (%(error)s); save it as UTF-8 and send it again")
+            % {"encoding": encoding, "error": exc}
         ) from exc
 
 
@@ -202,11 +234,15 @@ class EndpointNotFoundView(APIView):
 
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
-        message = f"There is no API endpoint at {request.path}."
         if not request.path.endswith("/") and _names_an_endpoint(request.path + "/"):
-            message += f" Addresses end with a slash: {request.path}/"
+            message = _(
+                "There is no API endpoint at %(path)s. Addresses end with a slash: %(path)s/"
+            )
         else:
-            message += " The endpoints are listed at /api/docs/."
+            message = _(
+                "There is no API endpoint at %(path)s. The endpoints are listed at /api/docs/."
+            )
+        message %= {"path": request.path}
         raise exceptions.NotFound(message)
 
 

@@ -8,6 +8,7 @@ results).
 from __future__ import annotations
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from .errors import ActionError, ErrorCode
 
@@ -38,7 +39,8 @@ def require_result_entry(user, group) -> None:
     if not can_enter_results(user, group):
         raise ActionError(
             ErrorCode.PERMISSION_DENIED,
-            f"Only the TD of group {group.number} and the organizers may enter its results.",
+            _("Only the TD of group %(number)s and the organizers may enter its results.")
+            % {"number": group.number},
         )
 
 
@@ -64,5 +66,5 @@ def require_organizer(user, tournament) -> None:
     if not is_organizer(user, tournament):
         raise ActionError(
             ErrorCode.PERMISSION_DENIED,
-            f"Only the organizers of {tournament.name} may do this.",
+            _("Only the organizers of %(name)s may do this.") % {"name": tournament.name},
         )

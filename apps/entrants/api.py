@@ -5,6 +5,7 @@ from __future__ import annotations
 import django_filters
 from django.db.models import Q, QuerySet
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
@@ -61,8 +62,10 @@ def csv_text(request) -> str:
     if "csv" not in request.data:
         raise serializers.ValidationError(
             {
-                "csv": "Send the CSV as a text/csv body, as a multipart file field 'file', "
-                'or as JSON {"csv": "..."}.'
+                "csv": _(
+                    "Send the CSV as a text/csv body, as a multipart file field 'file', "
+                    'or as JSON {"csv": "..."}.'
+                )
             }
         )
     body = CsvJsonSerializer(data=request.data)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.core.audit import record
 from apps.core.bulk import insert_rows
@@ -40,10 +42,17 @@ class ImportPreview:
 
 
 def _bad_rows(exc: EntrantCsvError) -> ActionError:
+    count = len(exc.errors)
     return ActionError(
         ErrorCode.BAD_ROWS,
-        f"The file has {len(exc.errors)} bad row(s); nothing was imported. "
-        "Correct them and import the whole file again.",
+        ngettext(
+            "The file has %(count)s bad row; nothing was imported. Correct it and import the "
+            "whole file again.",
+            "The file has %(count)s bad rows; nothing was imported. Correct them and import the "
+            "whole file again.",
+            count,
+        )
+        % {"count": count},
         [{"line": e.line, "message": e.message} for e in exc.errors],
     )
 
@@ -53,7 +62,7 @@ def preview_import(stage, text: str) -> ImportPreview:
     if stage.status != stage.Status.DRAFT:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            "Registration for this stage is closed; reopen it before importing.",
+            _("Registration for this stage is closed; reopen it before importing."),
         )
     try:
         rows = parse_entrant_rows(text)
@@ -66,7 +75,9 @@ def preview_import(stage, text: str) -> ImportPreview:
     taken = {e.code for _, e in rows} & registered
     if taken:
         errors = [
-            RowError(line, f"code {e.code!r} is already registered in this tournament")
+            RowError(
+                line, _("code %(code)r is already registered in this tournament") % {"code": e.code}
+            )
             for line, e in rows
             if e.code in taken
         ]

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
@@ -69,7 +70,11 @@ def import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
         return action_failed(request, stage, error)
     messages.success(
         request,
-        _("Imported %(count)s entrants into %(stage)s.")
+        ngettext(
+            "Imported %(count)s entrant into %(stage)s.",
+            "Imported %(count)s entrants into %(stage)s.",
+            preview.count,
+        )
         % {"count": preview.count, "stage": stage.get_kind_display()},
     )
     return redirect(manage_url(stage))

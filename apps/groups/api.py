@@ -5,6 +5,7 @@ from __future__ import annotations
 import django_filters
 from django.db.models import Q, QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, viewsets
 from rest_framework.decorators import action
@@ -247,7 +248,8 @@ class GroupViewSet(viewsets.ReadOnlyModelViewSet):
         group = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
         if group is None:
             raise NotFound(
-                f"There is no group {self.kwargs['pk']}, or its stage is not published yet."
+                _("There is no group %(id)s, or its stage is not published yet.")
+                % {"id": self.kwargs["pk"]}
             )
         return group
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -160,7 +161,9 @@ class DirectorRequestSerializer(serializers.Serializer):
             return None
         user = get_user_model().objects.filter(username=value, is_active=True).first()
         if user is None:
-            raise serializers.ValidationError(f"There is no user {value!r}; check the spelling.")
+            raise serializers.ValidationError(
+                _("There is no user %(name)r; check the spelling.") % {"name": value}
+            )
         return user
 
 
@@ -177,7 +180,9 @@ def game_for(request, pk: int) -> Game:
         .first()
     )
     if game is None:
-        raise NotFound(f"There is no game {pk}, or its stage is not published yet.")
+        raise NotFound(
+            _("There is no game %(id)s, or its stage is not published yet.") % {"id": pk}
+        )
     return game
 
 
@@ -232,7 +237,7 @@ class WithdrawalView(APIView):
         if not (directs or is_organizer(request.user, stage.tournament)):
             raise ActionError(
                 ErrorCode.PERMISSION_DENIED,
-                "Only the TD of the entrant's group and the organizers may withdraw entrants.",
+                _("Only the TD of the entrant's group and the organizers may withdraw entrants."),
             )
         params = WithdrawalRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
@@ -243,7 +248,9 @@ class WithdrawalView(APIView):
             .first()
         )
         if entry is None:
-            raise NotFound(f"There is no entrant {code!r} in stage {stage.pk}.")
+            raise NotFound(
+                _("There is no entrant %(code)r in stage %(id)s.") % {"code": code, "id": stage.pk}
+            )
         changed = withdraw_entrant(request.user, entry, params.validated_data["reason"])
         entry.refresh_from_db()
         games = Game.objects.filter(pk__in=[g.pk for g in changed]).select_related("white", "black")
@@ -271,7 +278,9 @@ class GroupDirectorView(APIView):
             .first()
         )
         if group is None:
-            raise NotFound(f"There is no group {pk}, or its stage is not published yet.")
+            raise NotFound(
+                _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
+            )
         require_organizer(request.user, group.stage.tournament)
         params = DirectorRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
@@ -27,8 +28,8 @@ def _open_for_results(stage: Stage) -> None:
     if stage.status != Stage.Status.PUBLISHED:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            f"Results can be entered only while the stage is in play; it is "
-            f"{stage.get_status_display().lower()}.",
+            _("Results can be entered only while the stage is in play; it is %(status)s.")
+            % {"status": stage.get_status_display().lower()},
         )
 
 
@@ -45,8 +46,11 @@ def enter_result(
     if result not in RESULTS:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
-            f"{result!r} is not a result code; use one "
-            "of 1-0, 0-1, 1/2-1/2, +-, -+, -- or empty for in progress.",
+            _(
+                "%(result)r is not a result code; use one of 1-0, 0-1, 1/2-1/2, +-, -+, -- or "
+                "empty for in progress."
+            )
+            % {"result": result},
         )
     reason = reason.strip()
     with transaction.atomic():
@@ -60,8 +64,15 @@ def enter_result(
         if game.version != expected_version:
             raise ActionError(
                 ErrorCode.CONFLICT,
-                f"{game.white.name} – {game.black.name} was changed meanwhile (now "
-                f"{game.result or 'in progress'}). Reload the game and enter the result again.",
+                _(
+                    "%(white)s – %(black)s was changed meanwhile (now %(result)s). Reload the "
+                    "game and enter the result again."
+                )
+                % {
+                    "white": game.white.name,
+                    "black": game.black.name,
+                    "result": game.result or _("in progress"),
+                },
                 [{"game": game.pk, "version": game.version, "result": game.result}],
             )
         old, old_adjudicated = game.result, game.adjudicated
@@ -70,7 +81,7 @@ def enter_result(
         correcting = bool(old)
         if correcting and not reason:
             raise ActionError(
-                ErrorCode.INVALID_INPUT, "Give a reason for correcting a finished game."
+                ErrorCode.INVALID_INPUT, _("Give a reason for correcting a finished game.")
             )
         game.result, game.adjudicated = result, adjudicated and bool(result)
         game.version += 1
@@ -96,7 +107,7 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
     them, in one transaction and one audit event."""
     reason = reason.strip()
     if not reason:
-        raise ActionError(ErrorCode.INVALID_INPUT, "Give the reason for the withdrawal.")
+        raise ActionError(ErrorCode.INVALID_INPUT, _("Give the reason for the withdrawal."))
     with transaction.atomic():
         entry = (
             StageEntry.objects.select_for_update(of=("self",))
@@ -112,12 +123,13 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
         )
         group = games[0].group if games else None
         if group is None:
-            raise ActionError(ErrorCode.WRONG_STATUS, "The entrant has no games in this stage.")
+            raise ActionError(ErrorCode.WRONG_STATUS, _("The entrant has no games in this stage."))
         require_result_entry(user, group)
         _open_for_results(entry.stage)
         if entry.withdrawn_at is not None:
             raise ActionError(
-                ErrorCode.WRONG_STATUS, f"{entry.entrant.name} has withdrawn already."
+                ErrorCode.WRONG_STATUS,
+                _("%(name)s has withdrawn already.") % {"name": entry.entrant.name},
             )
         now = timezone.now()
         changed = []

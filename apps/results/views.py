@@ -22,6 +22,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
@@ -108,7 +109,12 @@ def _change(event: AuditEvent, game: Game | None = None) -> Change:
     if event.action == "entrant.withdrawn":
         games = data.get("games", [])
         mine = [g for g in games if game is not None and g["game"] == game.pk]
-        new = _label(mine[0]["new"]) if mine else _("%(count)s forfeits") % {"count": len(games)}
+        if mine:
+            new = _label(mine[0]["new"])
+        else:
+            new = ngettext("%(count)s forfeit", "%(count)s forfeits", len(games)) % {
+                "count": len(games)
+            }
         return Change(
             event.created_at,
             _who(event),
@@ -343,7 +349,11 @@ def withdraw(request: HttpRequest, group: Group) -> HttpResponse:
     else:
         messages.success(
             request,
-            _("%(name)s has withdrawn: %(count)s open games became forfeit losses.")
+            ngettext(
+                "%(name)s has withdrawn: %(count)s open game became a forfeit loss.",
+                "%(name)s has withdrawn: %(count)s open games became forfeit losses.",
+                len(changed),
+            )
             % {"name": entry.entrant.name, "count": len(changed)},
         )
     return redirect(results_url(group))

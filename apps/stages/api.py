@@ -8,6 +8,7 @@ import django_filters
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers, status, viewsets
 from rest_framework.exceptions import NotFound
@@ -59,8 +60,11 @@ def stage_for_reading(request, pk: int) -> Stage:
     stage = stages_visible_to(request.user).filter(pk=pk).first()
     if stage is None:
         raise NotFound(
-            f"There is no stage {pk}, or it is not published yet (its organizers see it "
-            "once signed in)."
+            _(
+                "There is no stage %(id)s, or it is not published yet (its organizers see it "
+                "once signed in)."
+            )
+            % {"id": pk}
         )
     return stage
 
@@ -73,7 +77,7 @@ def stage_for_action(request, pk: int) -> Stage:
     """
     stage = Stage.objects.select_related("tournament").filter(pk=pk).first()
     if stage is None:
-        raise NotFound(f"There is no stage {pk}.")
+        raise NotFound(_("There is no stage %(id)s.") % {"id": pk})
     require_organizer(request.user, stage.tournament)
     return stage
 
@@ -196,7 +200,7 @@ class DrawRequestSerializer(serializers.Serializer):
 
     def validate(self, data: dict) -> dict:
         if data["generate_seed"] and data.get("seed", "").strip():
-            raise serializers.ValidationError("Send either a seed or generate_seed, not both.")
+            raise serializers.ValidationError(_("Send either a seed or generate_seed, not both."))
         return data
 
 
@@ -259,7 +263,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
     def get_object(self) -> Tournament:
         tournament = self.get_queryset().filter(slug=self.kwargs["slug"]).first()
         if tournament is None:
-            raise NotFound(f"There is no tournament {self.kwargs['slug']!r}.")
+            raise NotFound(_("There is no tournament %(slug)r.") % {"slug": self.kwargs["slug"]})
         return tournament
 
 
@@ -362,6 +366,6 @@ class DrawJobProgressView(APIView):
     def get(self, request, pk: int) -> Response:
         job = DrawJob.objects.select_related("stage__tournament").filter(pk=pk).first()
         if job is None:
-            raise NotFound(f"There is no draw job {pk}.")
+            raise NotFound(_("There is no draw job %(id)s.") % {"id": pk})
         require_organizer(request.user, job.stage.tournament)
         return Response(job_progress(job))

@@ -7,6 +7,7 @@ import secrets
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
@@ -41,10 +42,12 @@ def _locked(stage: Stage) -> Stage:
 
 
 def _move(stage: Stage, status: str, doing: str) -> None:
+    """Move the stage to ``status`` or refuse; ``doing`` names the action (translated)."""
     if not stage.can_move_to(status):
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            f"Cannot {doing}: the stage is {stage.get_status_display().lower()}.",
+            _("Cannot %(action)s: the stage is %(status)s.")
+            % {"action": doing, "status": stage.get_status_display().lower()},
         )
     stage.status = status
 
@@ -54,10 +57,10 @@ def close_registration(user, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = _locked(stage)
-        _move(stage, Stage.Status.REGISTRATION_CLOSED, "close registration")
+        _move(stage, Stage.Status.REGISTRATION_CLOSED, _("close registration"))
         entrants = engine_entrants(stage)
         if not entrants:
-            raise ActionError(ErrorCode.INVALID_INPUT, "The stage has no entrants yet.")
+            raise ActionError(ErrorCode.INVALID_INPUT, _("The stage has no entrants yet."))
         stage.entrants_digest = entrants_digest(entrants)
         stage.registration_closed_at = timezone.now()
         stage.save(update_fields=["status", "entrants_digest", "registration_closed_at"])
@@ -75,7 +78,7 @@ def reopen_registration(user, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = _locked(stage)
-        _move(stage, Stage.Status.DRAFT, "reopen registration")
+        _move(stage, Stage.Status.DRAFT, _("reopen registration"))
         stage.entrants_digest = ""
         stage.registration_closed_at = None
         stage.save(update_fields=["status", "entrants_digest", "registration_closed_at"])
@@ -95,19 +98,23 @@ def start_draw(user, stage: Stage, seed: str) -> DrawJob:
     if not seed:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
-            "Type the seed (e.g. a lottery result) or generate one before drawing.",
+            _("Type the seed (e.g. a lottery result) or generate one before drawing."),
         )
     if len(seed) > MAX_SEED_LENGTH:
         raise ActionError(
-            ErrorCode.INVALID_INPUT, f"The seed is longer than {MAX_SEED_LENGTH} characters."
+            ErrorCode.INVALID_INPUT,
+            _("The seed is longer than %(max)s characters.") % {"max": MAX_SEED_LENGTH},
         )
     with transaction.atomic():
         stage = _locked(stage)
         if stage.status not in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN):
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
-                "A draw needs closed registration and an unpublished stage; this stage is "
-                f"{stage.get_status_display().lower()}.",
+                _(
+                    "A draw needs closed registration and an unpublished stage; this stage is "
+                    "%(status)s."
+                )
+                % {"status": stage.get_status_display().lower()},
             )
         job = DrawJob.objects.create(
             stage=stage,
@@ -125,7 +132,7 @@ def publish_draw(user, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = _locked(stage)
-        _move(stage, Stage.Status.PUBLISHED, "publish")
+        _move(stage, Stage.Status.PUBLISHED, _("publish"))
         stage.published_at = timezone.now()
         stage.save(update_fields=["status", "published_at"])
         record("draw.published", user, stage=stage, digest=stage.draw_digest, seed=stage.seed)

@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
@@ -34,6 +35,17 @@ from .forms import DrawForm
 from .models import DrawJob, Stage, Tournament
 
 TOP_NATIONS = 5
+# How the engine chose a group's formula (``Group.rule``), as the pages name it.
+FORMULA_RULES = {
+    "natural": pgettext_lazy("formula rule", "natural"),
+    "reserve": pgettext_lazy("formula rule", "reserve"),
+    "searched": pgettext_lazy("formula rule", "searched"),
+    "given": pgettext_lazy("formula rule", "given"),
+    "all-odd natural": pgettext_lazy("formula rule", "all-odd natural"),
+    "all-odd reserve": pgettext_lazy("formula rule", "all-odd reserve"),
+    "all-odd searched": pgettext_lazy("formula rule", "all-odd searched"),
+    "wide": pgettext_lazy("formula rule", "wide"),
+}
 
 
 # ---------------------------------------------------------------------------
@@ -103,6 +115,15 @@ class GroupRow:
     @property
     def certified(self) -> bool:
         return self.group.principles_hold and not self.group.conflicts
+
+    @property
+    def formula_text(self) -> str:
+        """The formula as d1.d2…dk, or "round robin" in the visitor's language."""
+        return self.group.formula_text if self.group.formula else _("round robin")
+
+    @property
+    def rule_label(self) -> str:
+        return str(FORMULA_RULES.get(self.group.rule, self.group.rule))
 
 
 def group_rows(groups: Iterable[Group]) -> list[GroupRow]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -130,7 +131,9 @@ def group_for_reading(request, pk: int) -> Group:
         .first()
     )
     if group is None:
-        raise NotFound(f"There is no group {pk}, or its stage is not published yet.")
+        raise NotFound(
+            _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
+        )
     return group
 
 

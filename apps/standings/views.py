@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import pgettext_lazy
 
 from apps.core.permissions import can_enter_results
 from apps.groups.models import Group, Seat
@@ -24,8 +25,9 @@ from .trf_export import group_trf
 
 RANKING_PAGE = 100
 MATRIX_MAX = 30  # round robins up to this size get the full seat-by-seat matrix
+# Column heads of the tie-break figures; the systems' own abbreviations stay as they are.
 KEY_LABELS = {
-    "points": "Pts",
+    "points": pgettext_lazy("column: points", "Pts"),
     "ts": "TS",
     "ts_cut1": "TS-Cut1",
     "ts_median": "TS-Median",
@@ -33,8 +35,8 @@ KEY_LABELS = {
     "bh_c1": "BH-C1",
     "bh_c2": "BH-C2",
     "sb": "SB",
-    "wins": "Wins",
-    "black_games": "Black",
+    "wins": pgettext_lazy("column: games won", "Wins"),
+    "black_games": pgettext_lazy("column: games with Black", "Black"),
 }
 TORINO_KEYS = {"ts", "ts_cut1", "ts_median"}
 
@@ -64,7 +66,7 @@ def figure_text(key: str, value: str | None) -> str:
 
 
 def key_labels(keys: list[str]) -> list[str]:
-    return [KEY_LABELS.get(k, k) for k in keys]
+    return [str(KEY_LABELS.get(k, k)) for k in keys]
 
 
 def ordered_cells(row: Row, size: int) -> list[Cell]:

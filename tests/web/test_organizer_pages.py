@@ -116,7 +116,7 @@ def test_a_confirmation_of_a_broken_text_imports_nothing(organizer_client, cup):
     stage = cup.first_stage
     response = organizer_client.post(stage_url(stage, "stage-import-confirm"), {"csv": BROKEN})
     assert response.status_code == 400
-    assert "3 bad row(s)" in response.content.decode()
+    assert "3 bad rows" in response.content.decode()
     assert not Entrant.objects.exists()
 
 
