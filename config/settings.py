@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "apps.groups",
     "apps.results",
     "apps.standings",
+    "apps.qualification",
 ]
 
 MIDDLEWARE = [

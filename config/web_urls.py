@@ -48,3 +48,39 @@ urlpatterns += [
     path(STAGE + "ranking/", standings.stage_ranking_page, name="stage-ranking"),
     path(STAGE + "ranking.csv", standings.stage_ranking_csv, name="stage-ranking-csv"),
 ]
+
+# The end of a stage: closing, qualification.
+from apps.qualification import views as qualification  # noqa: E402
+
+urlpatterns += [
+    path(GROUP + "close/", qualification.group_close, name="group-close"),
+    path(GROUP + "reopen/", qualification.group_reopen, name="group-reopen"),
+    path(STAGE + "finish/", qualification.stage_finish, name="stage-finish"),
+    path(STAGE + "adjudication/", qualification.stage_adjudication, name="stage-adjudication"),
+    path(STAGE + "qualification/", qualification.qualification, name="stage-qualification"),
+    path(
+        STAGE + "qualification.csv",
+        qualification.qualification_csv,
+        name="stage-qualification-csv",
+    ),
+    path(
+        STAGE + "qualification/rule/",
+        qualification.qualification_rule,
+        name="stage-qualification-rule",
+    ),
+    path(
+        STAGE + "qualification/prequalify/",
+        qualification.qualification_prequalify,
+        name="stage-qualification-prequalify",
+    ),
+    path(
+        STAGE + "qualification/decline/",
+        qualification.qualification_decline,
+        name="stage-qualification-decline",
+    ),
+    path(
+        STAGE + "qualification/confirm/",
+        qualification.qualification_confirm,
+        name="stage-qualification-confirm",
+    ),
+]

@@ -61,6 +61,12 @@ def enter_result(
         )
         require_result_entry(user, game.group)
         _open_for_results(game.group.stage)
+        if game.group.is_closed:
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                f"Group {game.group.number} is closed; an organizer can reopen it for a "
+                "correction.",
+            )
         if game.version != expected_version:
             raise ActionError(
                 ErrorCode.CONFLICT,

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.core.permissions import can_enter_results
+from apps.core.permissions import can_enter_results, is_organizer
 from apps.entrants.models import StageEntry
 from apps.groups.models import Group
 from apps.groups.services import assign_td
@@ -251,7 +251,8 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "counts": counts,
         "whites": whites,
         "blacks": blacks,
-        "open_for_results": group.stage.status == Stage.Status.PUBLISHED,
+        "open_for_results": group.stage.status == Stage.Status.PUBLISHED and not group.is_closed,
+        "organizer": is_organizer(request.user, group.stage.tournament),
         "withdrawal_form": WithdrawalForm(entrants=playing),
         "result_form": ResultForm(auto_id="dialog_%s"),
         "changes": recent_changes(group),

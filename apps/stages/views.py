@@ -29,7 +29,7 @@ from apps.entrants.forms import ImportUploadForm
 from apps.groups.models import Group
 from apps.results.models import Game
 
-from . import publication, services
+from . import closing, publication, services
 from .draw import job_progress
 from .forms import DrawForm
 from .models import DrawJob, Stage, Tournament
@@ -217,6 +217,7 @@ def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
         "draw_form": DrawForm(initial={"seed": seed}),
         "can_draw": stage.status in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN),
         "latest_job": latest_job,
+        "play": closing.play_summary(stage) if stage.is_public else None,
     }
     return render(request, "stages/manage.html", context)
 

@@ -410,14 +410,23 @@ def _torino_cuts(
     return low, median
 
 
-def rank(figures: Iterable[Figures], chain: Sequence[Key] = TORINO) -> list[Standing]:
+def rank(
+    figures: Iterable[Figures],
+    chain: Sequence[Key] = TORINO,
+    fallback: Mapping[PlayerId, tuple] | None = None,
+) -> list[Standing]:
     """The players ordered by ``chain``, higher first; equal on every key share a place.
 
-    Players sharing a place keep the order in which they were given (e.g. seat order),
-    and all of them carry the same ``place`` and ``last``.
+    ``fallback`` gives, per player, further keys compared after the chain (a later stage's
+    results in the earlier stages: Silli's FINAL rule); every player needs a tuple of the
+    same length. Players sharing a place keep the order in which they were given (e.g. seat
+    order), and all of them carry the same ``place`` and ``last``.
     """
+    extra = fallback or {}
     keyed = sorted(
-        ((tuple(f.value(k) for k in chain), f) for f in figures), key=itemgetter(0), reverse=True
+        ((tuple(f.value(k) for k in chain) + extra.get(f.id, ()), f) for f in figures),
+        key=itemgetter(0),
+        reverse=True,
     )
     standings: list[Standing] = []
     for _, block in groupby(keyed, key=itemgetter(0)):

@@ -1,0 +1,407 @@
+"""Qualification from one stage to the next: the preview the organizer checks, the changes
+they may make (pre-qualified entrants, qualifiers who decline) and the confirmation that
+fills the next stage.
+
+The rules themselves are the pure ``apps.standings.qualification`` module; this service
+feeds it the stage's stored standings (with the earlier stages' results as fallback keys
+and for cumulative loss caps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.audit import record
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_organizer
+from apps.entrants.models import Entrant, StageEntry
+from apps.entrants.services import engine_entrants
+from apps.groups.models import Group
+from apps.silli.entrants import entrants_digest
+from apps.stages.models import Stage
+from apps.standings import qualification as q
+from apps.standings.fallback import fallback_keys, points_lost_before
+from apps.standings.models import GroupStanding
+from apps.standings.services import chain, stage_games_per_player
+
+from .models import Adjustment
+
+# How many reserves the preview lists (per group for top_per_group).
+RESERVES = 5
+
+
+def rule_spec(stage: Stage) -> q.RuleSpec | None:
+    """The stage's qualification rule, or None when it has none (a final)."""
+    if not stage.qualify_rule or stage.qualify_value is None:
+        return None
+    return q.RuleSpec(
+        q.Rule(stage.qualify_rule),
+        Fraction(str(stage.qualify_value)),
+        relative=stage.qualify_relative,
+        points_win=Fraction(str(stage.tournament.points_win)),
+        reserves=RESERVES,
+    )
+
+
+def describe_rule(stage: Stage) -> str:
+    """The rule in a sentence, e.g. "the top 20 % of each group (rounded half up)"."""
+    spec = rule_spec(stage)
+    if spec is None:
+        return "No qualification rule is set."
+    value = q.format_points(spec.value)
+    if spec.rule is q.Rule.THRESHOLD:
+        if spec.relative:
+            return f"{value} of the games' points or more (share of T)"
+        return f"{value} points or more"
+    if spec.rule is q.Rule.LOSS_CAP:
+        return f"at most {value} points lost over this and the earlier stages"
+    amount = f"{value} %" if spec.relative else value
+    rounding = " (rounded half up)" if spec.relative else ""
+    if spec.rule is q.Rule.TOP_PER_GROUP:
+        return f"the top {amount} of each group{rounding}"
+    return f"the top {amount} of the unified ranking{rounding}"
+
+
+def lot_seed(stage: Stage) -> str:
+    """The seed of the lot at the cut: the stage's own, else its draw's seed."""
+    return stage.lot_seed or stage.seed
+
+
+def next_stage(stage: Stage) -> Stage | None:
+    return Stage.objects.filter(tournament_id=stage.tournament_id, order=stage.order + 1).first()
+
+
+def _fraction(value: Decimal) -> Fraction:
+    return Fraction(str(value))
+
+
+def candidates(stage: Stage) -> list[q.Candidate]:
+    """Every entrant of the stage's groups, from the stored standings."""
+    tournament = stage.tournament
+    keys = [k.value for k in chain(tournament)]
+    rows = list(
+        GroupStanding.objects.filter(group__stage=stage).values_list(
+            "entrant_id", "group__number", "group__size", "points", "finished", "figures"
+        )
+    )
+    ids = [row[0] for row in rows] if stage.order > 1 else None
+    fallback = fallback_keys(stage, chain(tournament), ids) if ids else {}
+    lost = points_lost_before(stage, tournament.points_win, ids) if ids else {}
+    withdrawn = set(
+        StageEntry.objects.filter(stage=stage, withdrawn_at__isnull=False).values_list(
+            "entrant_id", flat=True
+        )
+    )
+    declined = set(
+        Adjustment.objects.filter(stage=stage, kind=Adjustment.Kind.DECLINED).values_list(
+            "entrant_id", flat=True
+        )
+    )
+    games: dict[int, int] = {}
+    result = []
+    for entrant_id, number, size, points, finished, figures in rows:
+        if size not in games:
+            games[size] = stage_games_per_player(stage, Group(size=size))
+        result.append(
+            q.Candidate(
+                id=entrant_id,
+                group=number,
+                group_size=size,
+                games_per_player=games[size],
+                points=_fraction(points),
+                finished=finished,
+                key=tuple(Decimal(figures[k]) for k in keys) + fallback.get(entrant_id, ()),
+                earlier_lost=_fraction(lost.get(entrant_id, Decimal(0))),
+                withdrawn=entrant_id in withdrawn,
+                declined=entrant_id in declined,
+                figures={k: figures[k] for k in keys},
+            )
+        )
+    return result
+
+
+@dataclass
+class Preview:
+    """Everything the organizer checks before confirming."""
+
+    stage: Stage
+    next_stage: Stage | None
+    rule: str
+    seed: str
+    outcome: q.Outcome | None
+    entrants: dict[int, Entrant]
+    prequalified: list[Adjustment]
+    declined: list[Adjustment]
+    blockers: list[str] = field(default_factory=list)
+    confirmed: bool = False
+
+    @property
+    def provisional(self) -> bool:
+        return self.stage.status != Stage.Status.CLOSED
+
+    @property
+    def can_confirm(self) -> bool:
+        return not self.blockers and not self.confirmed
+
+    @property
+    def qualifier_count(self) -> int:
+        return len(self.outcome.qualifiers) if self.outcome else 0
+
+    @property
+    def total(self) -> int:
+        """Entrants of the next stage after confirming (pre-qualified ones included)."""
+        qualified = {d.candidate.id for d in self.outcome.qualifiers} if self.outcome else set()
+        return len(qualified | {a.entrant_id for a in self.prequalified})
+
+
+def preview(stage: Stage) -> Preview:
+    """The qualification list as it stands (provisional while the stage is in play)."""
+    spec = rule_spec(stage)
+    following = next_stage(stage)
+    seed = lot_seed(stage)
+    outcome = q.qualify(candidates(stage), spec, seed) if spec else None
+    adjustments = list(Adjustment.objects.filter(stage=stage).select_related("entrant"))
+    ids = {d.candidate.id for d in outcome.decisions} if outcome else set()
+    ids |= {a.entrant_id for a in adjustments}
+    entrants = Entrant.objects.in_bulk(ids)
+    confirmed = bool(following and following.entries.exists())
+    blockers = []
+    if spec is None:
+        blockers.append("Set the stage's qualification rule first.")
+    if following is None:
+        blockers.append("The tournament has no next stage to qualify for.")
+    if stage.status != Stage.Status.CLOSED:
+        blockers.append("Close the stage first: qualifiers are final only then.")
+    if Group.objects.filter(stage=stage, standings_pending=True).exists():
+        blockers.append("Standings are being recomputed; reload in a few seconds.")
+    if confirmed:
+        blockers.append("The qualification is confirmed: the next stage has its entrants.")
+    return Preview(
+        stage=stage,
+        next_stage=following,
+        rule=describe_rule(stage),
+        seed=seed,
+        outcome=outcome,
+        entrants=entrants,
+        prequalified=[a for a in adjustments if a.kind == Adjustment.Kind.PREQUALIFIED],
+        declined=[a for a in adjustments if a.kind == Adjustment.Kind.DECLINED],
+        blockers=blockers,
+        confirmed=confirmed,
+    )
+
+
+def _open_stage(stage: Stage) -> Stage:
+    """The stage, locked, while its qualification can still change."""
+    stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+    if stage.status not in (Stage.Status.PUBLISHED, Stage.Status.CLOSED):
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            "Qualification starts once the stage is in play; it is "
+            f"{stage.get_status_display().lower()}.",
+        )
+    following = next_stage(stage)
+    if following is not None and following.entries.exists():
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            "The qualification is confirmed already: the next stage has its entrants.",
+        )
+    return stage
+
+
+def set_rule(
+    user, stage: Stage, *, rule: str, value, relative: bool = False, seed: str = ""
+) -> Stage:
+    """Set how the stage's entrants qualify for the next one (before confirming)."""
+    require_organizer(user, stage.tournament)
+    if rule and rule not in Stage.QualifyRule.values:
+        raise ActionError(ErrorCode.INVALID_INPUT, f"{rule!r} is not a qualification rule.")
+    try:
+        value = Decimal(str(value)) if rule else None
+        if rule:
+            q.RuleSpec(q.Rule(rule), Fraction(str(value)), relative=relative)
+    except (ArithmeticError, ValueError) as error:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT, f"The rule's value is not valid: {error}"
+        ) from error
+    with transaction.atomic():
+        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+        following = next_stage(stage)
+        if following is not None and following.entries.exists():
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                "The qualification is confirmed already; its rule can no longer change.",
+            )
+        stage.qualify_rule, stage.qualify_value = rule, value
+        stage.qualify_relative = bool(rule) and relative
+        stage.lot_seed = seed.strip()
+        stage.save(update_fields=["qualify_rule", "qualify_value", "qualify_relative", "lot_seed"])
+        record(
+            "qualification.rule_set",
+            user,
+            stage=stage,
+            rule=rule,
+            value=str(value) if value is not None else None,
+            relative=stage.qualify_relative,
+            lot_seed=stage.lot_seed,
+        )
+    return stage
+
+
+def add_prequalified(
+    user,
+    stage: Stage,
+    *,
+    code: str,
+    reason: str,
+    name: str = "",
+    nation: str = "",
+    rating: int | None = None,
+    email: str = "",
+) -> Adjustment:
+    """Add an entrant to the next stage without qualifying through this one (e.g. a finalist
+    of an earlier Cup). An unknown code creates the entrant from the details given."""
+    require_organizer(user, stage.tournament)
+    code, reason, name, nation = code.strip(), reason.strip(), name.strip(), nation.strip().upper()
+    if not code or not reason:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            "Give the entrant's code and the reason they are pre-qualified.",
+        )
+    with transaction.atomic():
+        stage = _open_stage(stage)
+        entrant = Entrant.objects.filter(tournament_id=stage.tournament_id, code=code).first()
+        if entrant is None:
+            if not name or len(nation) != 3:
+                raise ActionError(
+                    ErrorCode.INVALID_INPUT,
+                    f"No entrant has the code {code}; give a name and a three-letter nation "
+                    "to register them.",
+                )
+            entrant = Entrant.objects.create(
+                tournament=stage.tournament,
+                code=code,
+                name=name,
+                nation=nation,
+                rating=rating,
+                person=code,
+                email=email.strip(),
+            )
+        if Adjustment.objects.filter(stage=stage, entrant=entrant).exists():
+            raise ActionError(
+                ErrorCode.CONFLICT, f"{entrant.name} is on the list of changes already."
+            )
+        adjustment = Adjustment.objects.create(
+            stage=stage,
+            entrant=entrant,
+            kind=Adjustment.Kind.PREQUALIFIED,
+            reason=reason,
+            created_by=user if user.is_authenticated else None,
+        )
+        record(
+            "qualification.prequalified",
+            user,
+            stage=stage,
+            entrant=entrant.code,
+            name=entrant.name,
+            reason=reason,
+        )
+    return adjustment
+
+
+def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
+    """Record that an entrant of the stage declines to go on; the next reserve takes the place."""
+    require_organizer(user, stage.tournament)
+    code, reason = code.strip(), reason.strip()
+    if not reason:
+        raise ActionError(ErrorCode.INVALID_INPUT, "Give a reason (e.g. the player's message).")
+    with transaction.atomic():
+        stage = _open_stage(stage)
+        entry = (
+            StageEntry.objects.filter(stage=stage, entrant__code=code)
+            .select_related("entrant")
+            .first()
+        )
+        if entry is None:
+            raise ActionError(ErrorCode.NOT_FOUND, f"No entrant of this stage has the code {code}.")
+        if Adjustment.objects.filter(stage=stage, entrant=entry.entrant).exists():
+            raise ActionError(
+                ErrorCode.CONFLICT, f"{entry.entrant.name} is on the list of changes already."
+            )
+        adjustment = Adjustment.objects.create(
+            stage=stage,
+            entrant=entry.entrant,
+            kind=Adjustment.Kind.DECLINED,
+            reason=reason,
+            created_by=user if user.is_authenticated else None,
+        )
+        record(
+            "qualification.declined",
+            user,
+            stage=stage,
+            entrant=entry.entrant.code,
+            name=entry.entrant.name,
+            reason=reason,
+        )
+    return adjustment
+
+
+def confirm(user, stage: Stage) -> Stage:
+    """Confirm the qualifiers: the next stage gets them (and the pre-qualified entrants) as
+    its entrants, its registration closes with their digest, and it is ready to draw."""
+    require_organizer(user, stage.tournament)
+    with transaction.atomic():
+        stage = _open_stage(stage)
+        following = (
+            Stage.objects.select_for_update().filter(pk=getattr(next_stage(stage), "pk", None))
+        ).first()
+        result = preview(stage)
+        if following is not None and following.status != Stage.Status.DRAFT:
+            result.blockers.append(
+                f"The next stage is {following.get_status_display().lower()}, not open for "
+                "entrants."
+            )
+        if result.blockers:
+            raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
+        qualified = {d.candidate.id: d.reason for d in result.outcome.qualifiers}
+        entries = [
+            StageEntry(
+                stage=following,
+                entrant_id=entrant_id,
+                source=StageEntry.Source.QUALIFIED,
+                reason=reason[:200],
+            )
+            for entrant_id, reason in qualified.items()
+        ]
+        entries += [
+            StageEntry(
+                stage=following,
+                entrant_id=a.entrant_id,
+                source=StageEntry.Source.PREQUALIFIED,
+                reason=a.reason,
+            )
+            for a in result.prequalified
+            if a.entrant_id not in qualified
+        ]
+        StageEntry.objects.bulk_create(entries)
+        following.entrants_digest = entrants_digest(engine_entrants(following))
+        following.status = Stage.Status.REGISTRATION_CLOSED
+        following.registration_closed_at = timezone.now()
+        following.save(update_fields=["status", "entrants_digest", "registration_closed_at"])
+        record(
+            "qualification.confirmed",
+            user,
+            stage=stage,
+            next_stage=following.pk,
+            qualified=len(qualified),
+            prequalified=len(entries) - len(qualified),
+            declined=len(result.declined),
+            lot_seed=result.seed,
+            lot_used=result.outcome.lot_used,
+            digest=following.entrants_digest,
+        )
+    return following

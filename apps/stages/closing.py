@@ -1,0 +1,189 @@
+"""Closing groups and stages once play is over (or sending the last games to adjudication).
+
+A group closes when every one of its games has a result (an adjudicated result counts); a
+stage closes when all its groups are closed. Only a closed stage's qualifiers can be
+confirmed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from apps.core.audit import record
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_organizer, require_result_entry
+from apps.groups.models import Group
+from apps.results.models import Game
+
+from .models import Stage
+
+# How many open games a refusal lists by name before it just counts them.
+LISTED = 10
+
+
+@dataclass(frozen=True)
+class GroupProgress:
+    """How far a group's play has come."""
+
+    group: Group
+    games: int
+    open_games: int
+
+    @property
+    def complete(self) -> bool:
+        return self.open_games == 0
+
+
+def group_progress(stage: Stage) -> list[GroupProgress]:
+    """Every group of the stage with its count of games and of games without a result."""
+    groups = stage.groups.order_by("number").annotate(
+        n_games=Count("games"), n_open=Count("games", filter=Q(games__result=""))
+    )
+    return [GroupProgress(g, g.n_games, g.n_open) for g in groups]
+
+
+@dataclass(frozen=True)
+class PlaySummary:
+    """Where a stage's play stands, for the organizer's dashboard."""
+
+    groups: int
+    closed: int
+    complete: int  # every game has a result (closed or not)
+    open_games: int
+    unfinished: list[GroupProgress]
+
+
+def play_summary(stage: Stage) -> PlaySummary:
+    progress = group_progress(stage)
+    unfinished = [p for p in progress if not p.complete]
+    return PlaySummary(
+        groups=len(progress),
+        closed=sum(1 for p in progress if p.group.is_closed),
+        complete=len(progress) - len(unfinished),
+        open_games=sum(p.open_games for p in unfinished),
+        unfinished=unfinished,
+    )
+
+
+def open_games(group: Group) -> list[Game]:
+    """The group's games still without a result, in number order."""
+    return list(
+        Game.objects.filter(group=group, result="")
+        .select_related("white", "black")
+        .order_by("number")
+    )
+
+
+def _in_play(stage: Stage, doing: str) -> None:
+    if stage.status != Stage.Status.PUBLISHED:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            f"Cannot {doing}: the stage is {stage.get_status_display().lower()}, not in play.",
+        )
+
+
+def _locked_group(group: Group) -> Group:
+    return (
+        Group.objects.select_for_update(of=("self",))
+        .select_related("stage__tournament")
+        .get(pk=group.pk)
+    )
+
+
+def close_group(user, group: Group) -> Group:
+    """The group's TD (or an organizer) closes it: every game must have a result."""
+    require_result_entry(user, group)
+    with transaction.atomic():
+        group = _locked_group(group)
+        _in_play(group.stage, f"close group {group.number}")
+        if group.is_closed:
+            raise ActionError(ErrorCode.WRONG_STATUS, f"Group {group.number} is closed already.")
+        missing = open_games(group)
+        if missing:
+            listed = ", ".join(
+                f"{g.number} ({g.white.name} – {g.black.name})" for g in missing[:LISTED]
+            )
+            more = f" and {len(missing) - LISTED} more" if len(missing) > LISTED else ""
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                f"Group {group.number} still has {len(missing)} game(s) without a result: "
+                f"{listed}{more}. Enter them (adjudicated results count) before closing.",
+                [{"game": g.pk, "number": g.number} for g in missing],
+            )
+        group.closed_at = timezone.now()
+        group.closed_by = user if user.is_authenticated else None
+        group.save(update_fields=["closed_at", "closed_by"])
+        record("group.closed", user, stage=group.stage, group=group)
+    return group
+
+
+def reopen_group(user, group: Group, reason: str) -> Group:
+    """An organizer reopens a closed group (e.g. to correct a result) while the stage is in play."""
+    require_organizer(user, group.stage.tournament)
+    reason = reason.strip()
+    if not reason:
+        raise ActionError(ErrorCode.INVALID_INPUT, "Give a reason for reopening the group.")
+    with transaction.atomic():
+        group = _locked_group(group)
+        _in_play(group.stage, f"reopen group {group.number}")
+        if not group.is_closed:
+            raise ActionError(ErrorCode.WRONG_STATUS, f"Group {group.number} is not closed.")
+        group.closed_at, group.closed_by = None, None
+        group.save(update_fields=["closed_at", "closed_by"])
+        record("group.reopened", user, stage=group.stage, group=group, reason=reason)
+    return group
+
+
+def send_to_adjudication(user, stage: Stage) -> int:
+    """Send every game still without a result to adjudication; returns how many.
+
+    The TDs then enter the adjudicator's decisions (marked adjudicated); the groups close
+    once those are in.
+    """
+    require_organizer(user, stage.tournament)
+    with transaction.atomic():
+        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+        _in_play(stage, "send games to adjudication")
+        count = Game.objects.filter(group__stage=stage, result="").count()
+        if not count:
+            raise ActionError(ErrorCode.INVALID_INPUT, "Every game has a result already.")
+        stage.adjudication_requested_at = timezone.now()
+        stage.save(update_fields=["adjudication_requested_at"])
+        record("stage.sent_to_adjudication", user, stage=stage, games=count)
+    return count
+
+
+def close_stage(user, stage: Stage) -> Stage:
+    """Close the stage: complete groups still open are closed with it; a group with games
+    still open stops the whole action (nothing changes) and is named in the refusal."""
+    require_organizer(user, stage.tournament)
+    with transaction.atomic():
+        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+        _in_play(stage, "close the stage")
+        progress = group_progress(stage)
+        unfinished = [p for p in progress if not p.complete]
+        if unfinished:
+            listed = ", ".join(
+                f"{p.group.number} ({p.open_games} open)" for p in unfinished[:LISTED]
+            )
+            more = f" and {len(unfinished) - LISTED} more" if len(unfinished) > LISTED else ""
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                f"{len(unfinished)} group(s) still have games without a result: {listed}{more}. "
+                "Wait for them or send the remaining games to adjudication.",
+                [{"group": p.group.number, "open_games": p.open_games} for p in unfinished],
+            )
+        now = timezone.now()
+        to_close = [p.group.pk for p in progress if not p.group.is_closed]
+        Group.objects.filter(pk__in=to_close).update(
+            closed_at=now, closed_by=user if user.is_authenticated else None
+        )
+        stage.status = Stage.Status.CLOSED
+        stage.closed_at = now
+        stage.save(update_fields=["status", "closed_at"])
+        record("stage.closed", user, stage=stage, groups_closed_now=len(to_close))
+    return stage
