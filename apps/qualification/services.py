@@ -221,9 +221,12 @@ def set_rule(
     if rule and rule not in Stage.QualifyRule.values:
         raise ActionError(ErrorCode.INVALID_INPUT, f"{rule!r} is not a qualification rule.")
     try:
-        value = Decimal(str(value)) if rule else None
         if rule:
-            q.RuleSpec(q.Rule(rule), Fraction(str(value)), relative=relative)
+            exact = Fraction(str(value))
+            q.RuleSpec(q.Rule(rule), exact, relative=relative)
+            value = Decimal(exact.numerator) / exact.denominator
+        else:
+            value = None
     except (ArithmeticError, ValueError) as error:
         raise ActionError(
             ErrorCode.INVALID_INPUT, f"The rule's value is not valid: {error}"

@@ -96,9 +96,9 @@ def _locked_group(group: Group) -> Group:
 
 def close_group(user, group: Group) -> Group:
     """The group's TD (or an organizer) closes it: every game must have a result."""
-    require_result_entry(user, group)
     with transaction.atomic():
         group = _locked_group(group)
+        require_result_entry(user, group)
         _in_play(group.stage, f"close group {group.number}")
         if group.is_closed:
             raise ActionError(ErrorCode.WRONG_STATUS, f"Group {group.number} is closed already.")

@@ -22,6 +22,7 @@ from apps.results.models import Game
 from apps.stages.models import Stage
 
 from . import tiebreaks as tb
+from .fallback import fallback_keys
 from .models import FIGURES, GroupStanding
 
 COALESCE_SECONDS = 2
@@ -112,8 +113,15 @@ def compute_group(group: Group) -> GroupTable:
             stage=stage, entrant_id__in=seat_of, withdrawn_at__isnull=False
         ).values_list("entrant_id", flat=True)
     )
+    # A later stage's ties fall back to the earlier stages' results (Silli's FINAL rule).
+    fallback = fallback_keys(stage, chain(tournament), seat_of) if stage.order > 1 else None
     return GroupTable(
-        group, tb.rank(figures, chain(tournament)), seat_of, finished, scheduled, withdrawn
+        group,
+        tb.rank(figures, chain(tournament), fallback),
+        seat_of,
+        finished,
+        scheduled,
+        withdrawn,
     )
 
 
@@ -167,6 +175,7 @@ def recompute_group(group_id: int) -> int:
 
 
 RANKING_FIELDS = (
+    "entrant_id",
     "group__number",
     "seat",
     "entrant__code",
@@ -194,8 +203,11 @@ def stage_ranking(stage: Stage) -> list[dict]:
         .order_by("group__number", "position")
         .values_list(*RANKING_FIELDS)
     ]
+    fallback = fallback_keys(stage, chain(stage.tournament)) if stage.order > 1 else {}
     for row in rows:
-        row["key"] = tuple(Decimal(row["figures"][k]) for k in keys)
+        row["key"] = tuple(Decimal(row["figures"][k]) for k in keys) + fallback.get(
+            row["entrant_id"], ()
+        )
     rows.sort(key=itemgetter("key"), reverse=True)
     start = 0
     while start < len(rows):
