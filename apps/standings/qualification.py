@@ -12,8 +12,8 @@ the stage and shows the :class:`Outcome` to the organizer before they confirm it
   stage's size, the sum of its groups' sizes).
 
 Withdrawn and declining entrants never qualify and take no place: under a ``top_*`` rule the
-next one in line gets in; under ``threshold`` and ``loss_cap`` the place of each such entrant
-who passed goes to the best reserve. Every other eligible entrant is a reserve, best first
+next one in line gets in; under ``threshold`` and ``loss_cap`` a withdrawn entrant simply does
+not qualify, and the place of each declining entrant who passed goes to the best reserve. Every other eligible entrant is a reserve, best first
 (optionally only the first ``RuleSpec.reserves``; the rest are out).
 
 Entrants are ordered by their ranking ``key`` (higher is better). Equal keys are ordered by
@@ -252,7 +252,9 @@ def _by_score(pool: list[Candidate], spec: RuleSpec, seed: str) -> Outcome:
             _set_absent(e)
         elif ok:
             e.status = Status.QUALIFIED
-    vacated = [e for e in passed if not e.candidate.eligible]
+    # An absolute rule has no fixed number of places: only a qualifier who declines hands
+    # theirs on; a withdrawn entrant who passed simply does not qualify.
+    vacated = [e for e in passed if e.candidate.declined and not e.candidate.withdrawn]
     waiting = [e for e in ranked if e.status is None]
     newcomers = waiting[: len(vacated)]
     for e in newcomers:

@@ -303,12 +303,13 @@ def test_a_withdrawn_entrant_never_qualifies_and_the_next_one_gets_the_place():
     assert ids(outcome.others) == [1]
 
 
-def test_a_withdrawn_entrant_above_the_threshold_leaves_the_place_to_the_best_reserve():
+def test_a_withdrawn_entrant_above_the_threshold_does_not_qualify_nor_hand_on_a_place():
+    # An absolute rule has no fixed number of places: nobody below the threshold gets in.
     pool = [cand(1, 7, withdrawn=True), cand(2, 6), cand(3, 5), cand(4, 4)]
     outcome = qualify(pool, RuleSpec(Rule.THRESHOLD, F(6)), SEED)
-    assert ids(outcome.qualifiers) == [2, 3]
-    assert by_id(outcome)[1].reason == "withdrawn; 7 points ≥ 6 of 8; place passed to 3"
-    assert outcome.cuts[0].places == 2
+    assert ids(outcome.qualifiers) == [2]
+    assert by_id(outcome)[1].status is Status.WITHDRAWN
+    assert ids(outcome.reserves) == [3, 4]
 
 
 def test_a_declined_qualifier_is_replaced_by_the_next_reserve():
@@ -560,6 +561,9 @@ def test_a_score_rule_lets_in_every_eligible_entrant_who_passes_and_fills_vacate
     passed = [c for c in pool if passes(c, spec)]
     (cut,) = outcome.cuts
     assert cut.places == len(passed)
-    assert len(outcome.qualifiers) == min(len(passed), sum(c.eligible for c in pool))
+    replaceable = sum(1 for c in passed if c.declined and not c.withdrawn)
+    stay = sum(1 for c in passed if c.eligible)
+    eligible = sum(c.eligible for c in pool)
+    assert len(outcome.qualifiers) == min(stay + replaceable, eligible)
     qualified = set(ids(outcome.qualifiers))
     assert all(c.id in qualified for c in passed if c.eligible)
