@@ -9,6 +9,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Tournament(models.Model):
@@ -77,11 +78,14 @@ class Stage(models.Model):
         TOP_OVERALL = "top_overall", _("top of the unified ranking")
 
     class Status(models.TextChoices):
-        DRAFT = "draft", _("Registration open")
-        REGISTRATION_CLOSED = "registration_closed", _("Registration closed")
-        DRAWN = "drawn", _("Drawn, not published")
-        PUBLISHED = "published", _("Published")
-        CLOSED = "closed", _("Closed")
+        DRAFT = "draft", pgettext_lazy("stage status", "Registration open")
+        REGISTRATION_CLOSED = (
+            "registration_closed",
+            pgettext_lazy("stage status", "Registration closed"),
+        )
+        DRAWN = "drawn", pgettext_lazy("stage status", "Drawn, not published")
+        PUBLISHED = "published", pgettext_lazy("stage status", "Published")
+        CLOSED = "closed", pgettext_lazy("stage status", "Closed")
 
     # The only moves a stage's status may make; services check them (see `move_to`).
     TRANSITIONS = {
