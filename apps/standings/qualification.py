@@ -11,9 +11,10 @@ the stage and shows the :class:`Outcome` to the organizer before they confirm it
 * ``top_overall``: the first q of the unified ranking (q a count or a percentage of the
   stage's size, the sum of its groups' sizes).
 
-Withdrawn and declining entrants never qualify and take no place: under a ``top_*`` rule the
-next one in line gets in; under ``threshold`` and ``loss_cap`` a withdrawn entrant simply does
-not qualify, and the place of each declining entrant who passed goes to the best reserve. Every other eligible entrant is a reserve, best first
+Withdrawn and declining entrants never qualify. Under a ``top_*`` rule they take no place:
+the next one in line gets in. Under ``threshold`` and ``loss_cap`` (no fixed number of places)
+a withdrawn entrant simply does not qualify, while the place of each declining entrant who
+passed goes to the best reserve. Every other eligible entrant is a reserve, best first
 (optionally only the first ``RuleSpec.reserves``; the rest are out).
 
 Entrants are ordered by their ranking ``key`` (higher is better). Equal keys are ordered by
