@@ -1,4 +1,4 @@
-"""python manage.py demo [--if-empty]: create the demo tournament(s) and the demo organizer."""
+"""python manage.py demo [--if-empty]: create the demo tournaments and the demo organizer."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ from django.core.management.base import BaseCommand
 
 from config.celery import app
 
-from ...demo import DEMO_PASSWORD, DEMO_USER, create_demo_cup
+from ...demo import DEMO_PASSWORD, DEMO_USER, create_demos
 from ...models import Tournament
 
 
 class Command(BaseCommand):
-    help = "Create the demo tournament (Demo Cup, preliminary drawn and published)."
+    help = (
+        "Create the demo tournaments: Demo Cup (preliminary closed, semifinal in play), "
+        "Demo Masters (round-robin final drawn) and Demo Open 2027 (registration open)."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
@@ -22,16 +25,15 @@ class Command(BaseCommand):
         if opts["if_empty"] and Tournament.objects.exists():
             self.stdout.write("Tournaments exist already; no demo created.")
             return
-        if Tournament.objects.filter(slug="demo-cup").exists():
-            self.stdout.write("Demo Cup exists already.")
-            return
         # The demo is made in this process, whether or not a broker is configured.
         eager = app.conf.task_always_eager
         app.conf.task_always_eager = True
         try:
-            create_demo_cup(log=self.stdout.write)
+            created = create_demos(log=self.stdout.write)
         finally:
             app.conf.task_always_eager = eager
+        if not created:
+            self.stdout.write("The demo tournaments exist already.")
         self.stdout.write(
             self.style.SUCCESS(f"Sign in as {DEMO_USER!r} with password {DEMO_PASSWORD!r}.")
         )
