@@ -21,6 +21,8 @@ from .draw import draw_settings
 from .models import DrawJob, Stage, Tournament
 
 MAX_SEED_LENGTH = 200
+# Silli's FINAL: players of one nation may meet; every stage avoids rematches.
+KIND_DEFAULTS = {Stage.Kind.FINAL: {"separate_nations": False}}
 
 
 def create_tournament(
@@ -32,7 +34,8 @@ def create_tournament(
         if user is not None and user.is_authenticated:
             tournament.organizers.add(user)
         for order, spec in enumerate(stages or [{}], start=1):
-            Stage.objects.create(tournament=tournament, order=order, **spec)
+            defaults = KIND_DEFAULTS.get(spec.get("kind", Stage.Kind.PRELIMINARY), {})
+            Stage.objects.create(tournament=tournament, order=order, **{**defaults, **spec})
         record("tournament.created", user, tournament=tournament, name=name)
     return tournament
 
