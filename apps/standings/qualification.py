@@ -367,7 +367,12 @@ def _cut_at(ordered: Sequence[_Entry], taken: int, seed: str) -> tuple[list[_Ent
 
 
 def _pass_places(vacated: Sequence[_Entry], newcomers: Sequence[_Entry]) -> None:
-    """Note who took the place of each withdrawn or declining entrant, in order."""
+    """Note who took the place of each withdrawn or declining entrant, in order.
+
+    Withdrawn entrants' places are handed on first: a decline is recorded later, so the
+    reserves it brings in are those after the ones who already replace withdrawn entrants.
+    """
+    vacated = sorted(vacated, key=lambda e: not e.candidate.withdrawn)  # stable: rank order
     for gone, new in zip(vacated, newcomers, strict=False):
         verb = "withdrew" if gone.candidate.withdrawn else "declined"
         new.notes.append(f"replaces {gone.candidate.id} who {verb}")

@@ -303,6 +303,25 @@ def test_a_withdrawn_entrant_never_qualifies_and_the_next_one_gets_the_place():
     assert ids(outcome.others) == [1]
 
 
+def test_a_decline_brings_in_the_reserve_after_those_replacing_withdrawn_entrants():
+    # 3 withdrew: 5 replaces them. When 1 declines, the first reserve (6) replaces 1.
+    pool = [
+        cand(1, 8, declined=True),
+        cand(2, 7),
+        cand(3, 6, withdrawn=True),
+        cand(4, 5),
+        cand(5, 4),
+        cand(6, 3),
+        cand(7, 2),
+    ]
+    outcome = qualify(pool, RuleSpec(Rule.TOP_PER_GROUP, F(4)), SEED)
+    assert ids(outcome.qualifiers) == [2, 4, 5, 6]
+    decisions = by_id(outcome)
+    assert decisions[5].reason == "5th in group 1: top 4; replaces 3 who withdrew"
+    assert decisions[6].reason == "6th in group 1: top 4; replaces 1 who declined"
+    assert decisions[1].reason == "declined to go on; 1st in group 1; place passed to 6"
+
+
 def test_a_withdrawn_entrant_above_the_threshold_does_not_qualify_nor_hand_on_a_place():
     # An absolute rule has no fixed number of places: nobody below the threshold gets in.
     pool = [cand(1, 7, withdrawn=True), cand(2, 6), cand(3, 5), cand(4, 4)]
