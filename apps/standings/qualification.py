@@ -107,11 +107,17 @@ class Candidate:
     withdrawn: bool = False
     declined: bool = False  # the organizer recorded that this entrant declines to go on
     figures: Mapping[str, str] = field(default_factory=dict)  # display only
+    name: str = ""  # how reasons name the entrant (a code, a name); the id when empty
 
     @property
     def eligible(self) -> bool:
         """Neither withdrawn nor declining: the entrant can take a place."""
         return not (self.withdrawn or self.declined)
+
+    @property
+    def label(self) -> str:
+        """The entrant as reasons name them: ``name``, or the id."""
+        return self.name or str(self.id)
 
 
 class Status(StrEnum):
@@ -375,8 +381,8 @@ def _pass_places(vacated: Sequence[_Entry], newcomers: Sequence[_Entry]) -> None
     vacated = sorted(vacated, key=lambda e: not e.candidate.withdrawn)  # stable: rank order
     for gone, new in zip(vacated, newcomers, strict=False):
         verb = "withdrew" if gone.candidate.withdrawn else "declined"
-        new.notes.append(f"replaces {gone.candidate.id} who {verb}")
-        gone.notes.append(f"place passed to {new.candidate.id}")
+        new.notes.append(f"replaces {gone.candidate.label} who {verb}")
+        gone.notes.append(f"place passed to {new.candidate.label}")
 
 
 def _mark_reserves(waiting: Sequence[_Entry], limit: int | None, suffix: str) -> None:

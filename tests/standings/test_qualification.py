@@ -3,6 +3,7 @@ top overall, withdrawals, declines, ties at the cut and the seeded lot."""
 
 import doctest
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction as F
 
 import pytest
@@ -320,6 +321,17 @@ def test_a_decline_brings_in_the_reserve_after_those_replacing_withdrawn_entrant
     assert decisions[5].reason == "5th in group 1: top 4; replaces 3 who withdrew"
     assert decisions[6].reason == "6th in group 1: top 4; replaces 1 who declined"
     assert decisions[1].reason == "declined to go on; 1st in group 1; place passed to 6"
+
+
+def test_reasons_name_entrants_by_their_name_when_given():
+    pool = [
+        replace(cand(1, 7, declined=True), name="ITA-0042"),
+        replace(cand(2, 6), name="Anna Rossi"),
+        cand(3, 5),
+    ]
+    decisions = by_id(qualify(pool, RuleSpec(Rule.TOP_PER_GROUP, F(2)), SEED))
+    assert decisions[3].reason == "3rd in group 1: top 2; replaces ITA-0042 who declined"
+    assert decisions[1].reason == "declined to go on; 1st in group 1; place passed to 3"
 
 
 def test_a_withdrawn_entrant_above_the_threshold_does_not_qualify_nor_hand_on_a_place():
