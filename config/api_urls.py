@@ -133,3 +133,41 @@ urlpatterns[-1:-1] = [
     path("groups/<int:pk>/close/", CloseGroupView.as_view(), name="api-group-close"),
     path("groups/<int:pk>/reopen/", ReopenGroupView.as_view(), name="api-group-reopen"),
 ]
+
+# Accounts: tokens, "my games", invitations, entries and their players; e-mail preferences.
+# Inserted before the catch-all, which must stay last.
+from apps.accounts.api import (  # noqa: E402
+    AcceptInvitationView,
+    ClaimLinkRequestView,
+    ClaimView,
+    EntrantLinkView,
+    MeView,
+    ObtainTokenView,
+    TournamentClaimLinksView,
+    TournamentInvitationsView,
+)
+from apps.notifications.api import PreferencesView  # noqa: E402
+
+urlpatterns[-1:-1] = [
+    path("auth/token/", ObtainTokenView.as_view(), name="api-auth-token"),
+    path("auth/claim-links/", ClaimLinkRequestView.as_view(), name="api-auth-claim-links"),
+    path("me/", MeView.as_view(), name="api-me"),
+    path("me/claims/", ClaimView.as_view(), name="api-me-claims"),
+    path("me/notifications/", PreferencesView.as_view(), name="api-me-notifications"),
+    path("invitations/accept/", AcceptInvitationView.as_view(), name="api-invitations-accept"),
+    path(
+        "tournaments/<slug:slug>/invitations/",
+        TournamentInvitationsView.as_view(),
+        name="api-tournament-invitations",
+    ),
+    path(
+        "tournaments/<slug:slug>/entrant-links/",
+        EntrantLinkView.as_view(),
+        name="api-tournament-entrant-links",
+    ),
+    path(
+        "tournaments/<slug:slug>/claim-links/",
+        TournamentClaimLinksView.as_view(),
+        name="api-tournament-claim-links",
+    ),
+]

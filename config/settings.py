@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -47,6 +48,15 @@ def database_from_env(env: Mapping[str, str], base_dir: Path = BASE_DIR) -> dict
         config["CONN_MAX_AGE"] = 60
         config["CONN_HEALTH_CHECKS"] = True
     return config
+
+
+def cache_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """The default cache (it also counts the rate limits): Redis at CACHE_URL if set, else
+    memory of each process (enough for one process; several web processes need CACHE_URL)."""
+    url = env.get("CACHE_URL")
+    if url:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 
 
 def celery_from_env(env: Mapping[str, str]) -> dict[str, Any]:
@@ -102,6 +112,8 @@ INSTALLED_APPS = [
     "apps.groups",
     "apps.results",
     "apps.standings",
+    "apps.accounts",
+    "apps.notifications",
     "apps.qualification",
 ]
 
@@ -137,6 +149,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_from_env(_ENV)}
+CACHES = {"default": cache_from_env(_ENV)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGIN_URL = "login"
@@ -179,6 +192,13 @@ CELERY_RESULT_BACKEND = _CELERY["CELERY_RESULT_BACKEND"]
 CELERY_TASK_ALWAYS_EAGER = _CELERY["CELERY_TASK_ALWAYS_EAGER"]
 CELERY_TASK_EAGER_PROPAGATES = _CELERY["CELERY_TASK_EAGER_PROPAGATES"]
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    # Each TD gets yesterday's changes in their groups (once: a digest is never sent twice).
+    "td-digests": {
+        "task": "apps.notifications.tasks.send_td_digests",
+        "schedule": crontab(hour=5, minute=0),
+    },
+}
 
 EMAIL_BACKEND = _ENV.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = _ENV.get("EMAIL_HOST", "localhost")
@@ -187,6 +207,15 @@ EMAIL_HOST_USER = _ENV.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = _ENV.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool(_ENV, "EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = _ENV.get("DEFAULT_FROM_EMAIL", "Closed Circle <closed-circle@localhost>")
+# Links in e-mails start with this address (e-mails are written by tasks, outside requests).
+SITE_URL = _ENV.get("SITE_URL", "http://127.0.0.1:8000")
+# Automatic notifications skip these domains: the reserved example domains have no mailboxes
+# (the demo's and the tests' invented players use them).
+NOTIFICATIONS_SKIP_DOMAINS = env_list(
+    _ENV, "NOTIFICATIONS_SKIP_DOMAINS", "example.com,example.net,example.org"
+)
+INVITATION_LINK_DAYS = 14
+CLAIM_LINK_DAYS = 14
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -198,6 +227,13 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["apps.accounts.throttles.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "sign_in": "10/minute",  # per client address, pages and API together
+        "write": "240/minute",  # API writes per user (per address when signed out)
+    },
+    # Proxies in front of the application; 0: the client's address is REMOTE_ADDR.
+    "NUM_PROXIES": int(_ENV.get("NUM_PROXIES", "0")),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from apps.accounts import views as accounts
 from apps.entrants import views as entrants
 from apps.groups import views as groups
 from apps.stages import views as stages
@@ -11,7 +12,7 @@ STAGE = "t/<slug:slug>/s/<int:order>/"
 
 urlpatterns = [
     path("", stages.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", accounts.SignInView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
     path("t/<slug:slug>/", stages.tournament, name="tournament"),
     path("t/<slug:slug>/find/", groups.find_player, name="find-player"),
@@ -83,4 +84,33 @@ urlpatterns += [
         qualification.qualification_confirm,
         name="stage-qualification-confirm",
     ),
+]
+
+# Accounts: password reset, invitations, claiming an entry, "my games", e-mail preferences.
+from apps.notifications import views as notifications  # noqa: E402
+
+urlpatterns += [
+    path("accounts/password-reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+    path("accounts/invitation/<str:token>/", accounts.invitation, name="invitation"),
+    path("accounts/claim/", accounts.claim_request, name="claim-request"),
+    path("accounts/claim/<str:token>/", accounts.claim, name="claim"),
+    path("me/", accounts.me, name="me"),
+    path("me/notifications/", notifications.preferences, name="me-notifications"),
+    path("me/token/", accounts.api_token, name="me-token"),
+    path("t/<slug:slug>/invitations/", accounts.invitations, name="tournament-invitations"),
 ]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 from django.conf import settings
+from django.core.cache import cache
 
 from config.celery import app as celery_app
 
@@ -77,3 +78,11 @@ def celery_in_process():
     conf.task_always_eager = conf.task_eager_propagates = True
     yield
     conf.task_always_eager, conf.task_eager_propagates = saved
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Each test starts with empty rate-limit counters (they live in the default cache), so
+    no test is throttled by the requests of the tests before it."""
+    cache.clear()
+    yield

@@ -14,7 +14,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api import error_responses
-from apps.core.permissions import public_stages_filter, visible_stages_filter
+from apps.core.permissions import (
+    NO_CONTACTS,
+    Contacts,
+    can_see_td_contact,
+    contacts_for,
+    public_stages_filter,
+    visible_stages_filter,
+)
 from apps.entrants.models import Entrant
 from apps.results.models import Game
 
@@ -39,12 +46,18 @@ def _entrant(e: Entrant) -> dict:
     return {"code": e.code, "name": e.name, "nation": e.nation, "rating": e.rating}
 
 
-def group_seats(group: Group) -> list[dict]:
-    """The group's seats with their entrants and opponents (two queries)."""
+def _contact(e: Entrant, contacts: Contacts) -> str | None:
+    return (e.email or None) if contacts.shows(e.pk) else None
+
+
+def group_seats(group: Group, contacts: Contacts = NO_CONTACTS) -> list[dict]:
+    """The group's seats with their entrants and opponents (two queries); the entrants'
+    addresses only where ``contacts`` shows them."""
     return [
         {
             "seat": line.seat.number,
             "entrant": _entrant(line.seat.entrant),
+            "contact": _contact(line.seat.entrant, contacts),
             "opponents": [_opponent(o) for o in line.opponents],
         }
         for line in group_lines(group)
@@ -104,9 +117,16 @@ class OpponentSerializer(serializers.Serializer):
     )
 
 
+CONTACT_HELP = (
+    "The entrant's e-mail address: shown to the group's TD, the organizers and the entrant's "
+    "own opponents; null for everyone else (and when unknown)."
+)
+
+
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     entrant = PublicEntrantSerializer()
+    contact = serializers.EmailField(allow_null=True, help_text=CONTACT_HELP)
     opponents = OpponentSerializer(many=True)
 
 
@@ -169,18 +189,41 @@ class GroupSerializer(serializers.ModelSerializer):
 
 class GroupDetailSerializer(GroupSerializer):
     seats = SeatSerializer(many=True, source="seat_list")
+    td_contact = serializers.EmailField(
+        allow_null=True,
+        help_text="The TD's e-mail address: shown to the group's players, the TD and the "
+        "organizers; null for everyone else.",
+    )
 
     class Meta(GroupSerializer.Meta):
-        fields = [*GroupSerializer.Meta.fields, "seats"]
+        fields = [*GroupSerializer.Meta.fields, "td_contact", "seats"]
 
 
 class GameSerializer(serializers.ModelSerializer):
     white = PublicEntrantSerializer()
     black = PublicEntrantSerializer()
+    white_contact = serializers.SerializerMethodField(help_text=CONTACT_HELP)
+    black_contact = serializers.SerializerMethodField(help_text=CONTACT_HELP)
 
     class Meta:
         model = Game
-        fields = ["number", "round", "white", "black", "result", "adjudicated", "version"]
+        fields = [
+            "number",
+            "round",
+            "white",
+            "black",
+            "white_contact",
+            "black_contact",
+            "result",
+            "adjudicated",
+            "version",
+        ]
+
+    def get_white_contact(self, game: Game) -> str | None:
+        return _contact(game.white, self.context.get("contacts", NO_CONTACTS))
+
+    def get_black_contact(self, game: Game) -> str | None:
+        return _contact(game.black, self.context.get("contacts", NO_CONTACTS))
 
 
 class PlayerQuerySerializer(serializers.Serializer):
@@ -256,7 +299,9 @@ class GroupViewSet(viewsets.ReadOnlyModelViewSet):
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         """A group with its seats: each entrant and their opponents with colours."""
         group = self.get_object()
-        group.seat_list = group_seats(group)
+        group.seat_list = group_seats(group, contacts_for(request.user, group))
+        show_td = group.td is not None and can_see_td_contact(request.user, group)
+        group.td_contact = (group.td.email or None) if show_td else None
         return Response(GroupDetailSerializer(group).data)
 
     @extend_schema(responses={200: GameSerializer(many=True), **error_responses(404)})
@@ -266,7 +311,8 @@ class GroupViewSet(viewsets.ReadOnlyModelViewSet):
         group = self.get_object()
         games = Game.objects.filter(group=group).select_related("white", "black")
         page = self.paginate_queryset(games.order_by("number"))
-        return self.get_paginated_response(GameSerializer(page, many=True).data)
+        context = {"contacts": contacts_for(request.user, group)}
+        return self.get_paginated_response(GameSerializer(page, many=True, context=context).data)
 
 
 class PlayerSearchView(generics.GenericAPIView):

@@ -6,7 +6,13 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.core.permissions import is_group_td, is_organizer, public_stages_filter
+from apps.core.permissions import (
+    can_see_td_contact,
+    contacts_for,
+    is_group_td,
+    is_organizer,
+    public_stages_filter,
+)
 from apps.stages.models import Tournament
 from apps.stages.views import group_rows, visible_stage
 
@@ -30,6 +36,8 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
         "lines": lines,
         "organizer": organizer,
         "can_enter": organizer or is_group_td(request.user, the_group),
+        "contacts": contacts_for(request.user, the_group),
+        "td_contact": the_group.td is not None and can_see_td_contact(request.user, the_group),
     }
     return render(request, "groups/group.html", context)
 

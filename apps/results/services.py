@@ -15,6 +15,7 @@ from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_result_entry
 from apps.entrants.models import StageEntry
+from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.services import schedule_recompute
 
@@ -105,6 +106,7 @@ def enter_result(
             reason=reason,
         )
         _standings_changed(game.group_id)
+        transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
     return game
 
 
@@ -161,6 +163,7 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
             games=[{"game": g.pk, "new": g.result} for g in changed],
         )
         _standings_changed(group.pk)
+        transaction.on_commit(lambda: notify.entrant_withdrawn.delay(entry.pk))
     return changed
 
 

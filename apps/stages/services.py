@@ -13,6 +13,7 @@ from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.services import engine_entrants
+from apps.notifications import tasks as notify
 from apps.silli.entrants import entrants_digest
 from apps.standings.services import schedule_recompute
 
@@ -142,4 +143,5 @@ def publish_draw(user, stage: Stage) -> Stage:
         group_ids = list(stage.groups.values_list("pk", flat=True))
         # Every group gets its (empty) standings, so the stage's ranking has everyone.
         transaction.on_commit(lambda: [schedule_recompute(g) for g in group_ids])
+        transaction.on_commit(lambda: notify.draw_published.delay(stage.pk))
     return stage

@@ -29,6 +29,15 @@ ENDPOINTS = {
     "/api/groups/{id}/crosstable/": {"get"},
     "/api/stages/{id}/ranking/": {"get"},
     "/api/stages/{id}/withdrawals/": {"post"},
+    "/api/auth/token/": {"post"},
+    "/api/auth/claim-links/": {"post"},
+    "/api/me/": {"get"},
+    "/api/me/claims/": {"post"},
+    "/api/me/notifications/": {"get", "put", "patch"},
+    "/api/invitations/accept/": {"post"},
+    "/api/tournaments/{slug}/invitations/": {"get", "post"},
+    "/api/tournaments/{slug}/entrant-links/": {"post"},
+    "/api/tournaments/{slug}/claim-links/": {"post"},
 }
 
 

@@ -1,0 +1,160 @@
+""" "My games": everything a signed-in player needs about each of their entries.
+
+For every stage an entry of theirs is in: the group and seat (once the stage is published),
+the opponents with colours, results and contact addresses (a player may see their own
+opponents'), the TD and their contact, the standing (place and points, as stored by
+``apps.standings``) and the qualification status. Seven queries, however many entries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from apps.core.permissions import public_stages_filter
+from apps.entrants.models import Entrant, StageEntry
+from apps.groups.models import Group, Seat
+from apps.groups.services import lines_for_seats
+from apps.results.models import Game
+from apps.stages.models import Stage, Tournament
+from apps.standings.crosstable import SYMBOL
+from apps.standings.models import GroupStanding
+from apps.standings.views import points_text
+
+STATUS_LABELS = {
+    "registered": _("waiting for the draw"),
+    "in_play": _("in play"),
+    "qualified": _("qualified"),
+    "not_qualified": _("not qualified"),
+    "finished": _("finished"),
+    "withdrawn": _("withdrawn"),
+}
+ADVANCING = (StageEntry.Source.QUALIFIED, StageEntry.Source.PREQUALIFIED)
+
+
+@dataclass(frozen=True)
+class MyGame:
+    id: int
+    number: int  # in the group
+    colour: str  # "W" or "B": the player's colour
+    opponent: Entrant
+    opponent_seat: int
+    result: str  # the game's result code, "" while in progress
+    score: str  # from the player's side: "1", "½", "0", "+", "−" or ""
+
+    @property
+    def colour_name(self) -> str:
+        return "white" if self.colour == "W" else "black"
+
+    @property
+    def contact(self) -> str:
+        return self.opponent.email
+
+
+@dataclass
+class MyStage:
+    """One entry in one stage."""
+
+    entrant: Entrant
+    stage: Stage
+    status: str
+    group: Group | None = None
+    seat: int | None = None
+    games: list[MyGame] = field(default_factory=list)
+    place: str = ""
+    points: Decimal | None = None
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.stage.tournament
+
+    @property
+    def status_label(self) -> str:
+        return str(STATUS_LABELS[self.status])
+
+    @property
+    def points_text(self) -> str:
+        return points_text(self.points) if self.points is not None else ""
+
+    @property
+    def td_name(self) -> str:
+        td = self.group.td if self.group else None
+        return (td.get_full_name() or td.get_username()) if td else ""
+
+    @property
+    def td_contact(self) -> str:
+        return self.group.td.email if self.group and self.group.td else ""
+
+
+def _status(entry: StageEntry, seated: bool, advanced: set[int]) -> str:
+    stage = entry.stage
+    if entry.withdrawn_at is not None:
+        return "withdrawn"
+    if any(order > stage.order for order in advanced):
+        return "qualified"
+    if not seated:
+        return "registered"
+    if stage.status == Stage.Status.CLOSED:
+        return "finished" if stage.kind == Stage.Kind.FINAL else "not_qualified"
+    return "in_play"
+
+
+def my_stages(user) -> list[MyStage]:
+    """Every stage of every entry linked to ``user``, by tournament, entry and stage."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    entries = list(
+        StageEntry.objects.filter(entrant__user=user)
+        .select_related("entrant", "stage__tournament")
+        .order_by("stage__tournament__name", "entrant__code", "stage__order")
+    )
+    if not entries:
+        return []
+    entrant_ids = {e.entrant_id for e in entries}
+    advanced: dict[int, set[int]] = defaultdict(set)
+    for entrant_id, order in StageEntry.objects.filter(
+        entrant_id__in=entrant_ids, source__in=ADVANCING
+    ).values_list("entrant_id", "stage__order"):
+        advanced[entrant_id].add(order)
+    seats = list(
+        Seat.objects.filter(
+            public_stages_filter("stage__"), entrant_id__in=entrant_ids
+        ).select_related("entrant", "group__td")
+    )
+    lines = {(ln.seat.stage_id, ln.seat.entrant_id): ln for ln in lines_for_seats(seats)}
+    group_ids = {s.group_id for s in seats}
+    results = {
+        (group_id, number): (pk, result)
+        for group_id, number, pk, result in Game.objects.filter(group_id__in=group_ids)
+        .filter(Q(white_id__in=entrant_ids) | Q(black_id__in=entrant_ids))
+        .values_list("group_id", "number", "pk", "result")
+    }
+    standings = {
+        (group_id, entrant_id): (place, points)
+        for group_id, entrant_id, place, points in GroupStanding.objects.filter(
+            group_id__in=group_ids, entrant_id__in=entrant_ids
+        ).values_list("group_id", "entrant_id", "place", "points")
+    }
+    cards = []
+    for entry in entries:
+        line = lines.get((entry.stage_id, entry.entrant_id))
+        card = MyStage(
+            entry.entrant,
+            entry.stage,
+            _status(entry, line is not None, advanced[entry.entrant_id]),
+        )
+        if line is not None:
+            group = line.seat.group
+            card.group, card.seat = group, line.seat.number
+            for o in line.opponents:
+                pk, result = results[(group.pk, o.game)]
+                white, black = SYMBOL.get(result, ("", ""))
+                score = white if o.colour == "W" else black
+                card.games.append(MyGame(pk, o.game, o.colour, o.entrant, o.seat, result, score))
+            card.place, card.points = standings.get((group.pk, entry.entrant_id), ("", None))
+        cards.append(card)
+    return cards

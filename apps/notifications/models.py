@@ -1,0 +1,63 @@
+"""What each user wants to receive, and which e-mails went out (so none goes twice)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Kind(models.TextChoices):
+    """The kinds of e-mail the application sends."""
+
+    START_LIST = "start_list", _("my start list when a draw is published")
+    RESULT = "result", _("results of my games, when entered or corrected")
+    TD_DIGEST = "td_digest", _("a daily digest of changes in the groups I direct")
+    INVITATION = "invitation", _("invitations")
+    CLAIM = "claim", _("links to claim an entry")
+
+
+# The kinds a user may turn off: invitations and claim links are sent because someone asked.
+OPTIONAL_KINDS = (Kind.START_LIST, Kind.RESULT, Kind.TD_DIGEST)
+
+
+class Preferences(models.Model):
+    """A user's choice of notifications (no row: everything on)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preferences"
+    )
+    start_list = models.BooleanField(_("start lists"), default=True)
+    result = models.BooleanField(_("results of my games"), default=True)
+    td_digest = models.BooleanField(_("daily TD digest"), default=True)
+
+    class Meta:
+        verbose_name = _("notification preferences")
+        verbose_name_plural = _("notification preferences")
+
+    def __str__(self) -> str:
+        return f"notifications of {self.user}"
+
+    def wants(self, kind: str) -> bool:
+        return getattr(self, kind, True)
+
+
+class SentNotification(models.Model):
+    """One e-mail sent: written in the transaction that commits after the mail server took the
+    message, and looked up before sending, so a retried task never sends it again."""
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(max_length=100, help_text="what the e-mail is about, e.g. a group id")
+    recipient = models.EmailField()
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-sent_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "key", "recipient"], name="sent_notification_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} to {self.recipient}"

@@ -1,0 +1,419 @@
+"""The e-mails the application sends on its own, and the preferences that turn them off.
+
+Messages are built here (one function per kind, a bounded number of queries each) and sent by
+the tasks in ``tasks.py`` through :mod:`.delivery`, which sends each one once. Addresses: an
+entrant's own e-mail, else the e-mail of the account linked to the entry. A player with an
+account who turned a kind off gets none of it; entrants without an account get every kind.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from functools import wraps
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from apps.core.audit import record
+from apps.core.models import AuditEvent
+from apps.core.permissions import require_signed_in
+from apps.entrants.models import Entrant, StageEntry
+from apps.groups.models import Group
+from apps.groups.services import group_lines
+from apps.results.forms import RESULT_LABEL
+from apps.results.models import Game
+from apps.standings.crosstable import SYMBOL
+
+from .delivery import Message, absolute_url, deliverable, send_all
+from .models import OPTIONAL_KINDS, Kind, Preferences
+
+RESULT_EVENTS = ("result.entered", "result.corrected", "entrant.withdrawn")
+
+
+def in_site_language(build: Callable) -> Callable:
+    """E-mails are written in the site's language, whoever's request queued them."""
+
+    @wraps(build)
+    def built(*args, **kwargs):
+        with translation.override(settings.LANGUAGE_CODE):
+            return build(*args, **kwargs)
+
+    return built
+
+
+# ---------------------------------------------------------------------------
+# Preferences
+# ---------------------------------------------------------------------------
+
+
+def preferences_of(user) -> Preferences:
+    """The user's preferences (unsaved defaults, everything on, if never changed)."""
+    return Preferences.objects.filter(user=user).first() or Preferences(user=user)
+
+
+def update_preferences(user, **choices: bool) -> Preferences:
+    """Turn kinds of notification on or off for ``user`` (names: :data:`OPTIONAL_KINDS`)."""
+    require_signed_in(user)
+    unknown = set(choices) - {str(k) for k in OPTIONAL_KINDS}
+    if unknown:
+        raise ValueError(f"not a notification kind: {sorted(unknown)}")
+    with transaction.atomic():
+        prefs, _created = Preferences.objects.select_for_update().get_or_create(user=user)
+        old = {k: getattr(prefs, k) for k in choices}
+        for kind, on in choices.items():
+            setattr(prefs, kind, bool(on))
+        prefs.save()
+        record("notifications.preferences_changed", user, old=old, new=choices)
+    return prefs
+
+
+def _opted_out(kind: str, user_ids: Iterable[int | None]) -> set[int]:
+    ids = {u for u in user_ids if u is not None}
+    if not ids:
+        return set()
+    return set(
+        Preferences.objects.filter(user_id__in=ids, **{kind: False}).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Recipient:
+    entrant_id: int
+    address: str
+    user_id: int | None
+
+
+def entrant_recipients(kind: str, entrant_ids: Iterable[int]) -> dict[int, Recipient]:
+    """The entrants (by id) who get an e-mail of ``kind``: a deliverable address and the kind
+    not turned off (two queries)."""
+    rows = Entrant.objects.filter(pk__in=set(entrant_ids)).values_list(
+        "pk", "email", "user_id", "user__email"
+    )
+    found = {
+        pk: Recipient(pk, (email or user_email or "").strip(), user_id)
+        for pk, email, user_id, user_email in rows
+    }
+    off = _opted_out(kind, (r.user_id for r in found.values()))
+    return {pk: r for pk, r in found.items() if deliverable(r.address) and r.user_id not in off}
+
+
+def _links() -> dict[str, str]:
+    return {
+        "me_url": absolute_url(reverse("me")),
+        "preferences_url": absolute_url(reverse("me-notifications")),
+    }
+
+
+def _td_name(user) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+# ---------------------------------------------------------------------------
+# Start lists, when a draw is published
+# ---------------------------------------------------------------------------
+
+
+@in_site_language
+def start_list_messages(group_id: int) -> list[Message]:
+    """Every player of the group with an address gets their seat, their opponents with
+    colours and contacts, and the TD's contact (four queries for the whole group)."""
+    group = Group.objects.select_related("stage__tournament", "td").get(pk=group_id)
+    stage, tournament = group.stage, group.stage.tournament
+    lines = group_lines(group)
+    recipients = entrant_recipients(Kind.START_LIST, (line.seat.entrant_id for line in lines))
+    group_url = absolute_url(group.get_absolute_url())
+    messages = []
+    for line in lines:
+        entrant = line.seat.entrant
+        recipient = recipients.get(entrant.pk)
+        if recipient is None:
+            continue
+        context = {
+            "entrant": entrant,
+            "tournament": tournament,
+            "stage": stage,
+            "group": group,
+            "seat": line.seat.number,
+            "opponents": line.opponents,
+            "td_name": _td_name(group.td) if group.td else "",
+            "td_email": group.td.email if group.td else "",
+            "group_url": group_url,
+            **_links(),
+        }
+        messages.append(
+            Message(
+                Kind.START_LIST,
+                f"{group.pk}:{entrant.pk}",
+                recipient.address,
+                _("%(tournament)s, %(stage)s: your start list in group %(number)s")
+                % {
+                    "tournament": tournament.name,
+                    "stage": stage.get_kind_display(),
+                    "number": group.number,
+                },
+                render_to_string("notifications/email/start_list.txt", context),
+            )
+        )
+    return messages
+
+
+# ---------------------------------------------------------------------------
+# Results and withdrawals
+# ---------------------------------------------------------------------------
+
+
+def _score(result: str, colour: str) -> str:
+    white, black = SYMBOL.get(result, ("", ""))
+    return white if colour == "W" else black
+
+
+@in_site_language
+def result_messages(game_id: int, version: int) -> list[Message]:
+    """Both players of a game whose result was entered or corrected at ``version``. A game
+    changed again since then sends nothing here: the newer change has its own e-mails."""
+    game = (
+        Game.objects.select_related("group__stage__tournament", "white", "black")
+        .filter(pk=game_id, version=version)
+        .first()
+    )
+    if game is None:
+        return []
+    event = (
+        AuditEvent.objects.filter(game=game, action__in=RESULT_EVENTS[:2])
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    data = event.data if event else {}
+    group = game.group
+    recipients = entrant_recipients(Kind.RESULT, (game.white_id, game.black_id))
+    messages = []
+    for me, opponent, colour in ((game.white, game.black, "W"), (game.black, game.white, "B")):
+        recipient = recipients.get(me.pk)
+        if recipient is None:
+            continue
+        context = {
+            "entrant": me,
+            "opponent": opponent,
+            "colour": colour,
+            "group": group,
+            "stage": group.stage,
+            "tournament": group.stage.tournament,
+            "game": game,
+            "result": str(RESULT_LABEL.get(game.result, game.result)),
+            "score": _score(game.result, colour),
+            "old_result": str(RESULT_LABEL.get(data.get("old", ""), "")) if data.get("old") else "",
+            "corrected": bool(event and event.action == "result.corrected"),
+            "reason": data.get("reason", ""),
+            "group_url": absolute_url(group.get_absolute_url()),
+            **_links(),
+        }
+        messages.append(
+            Message(
+                Kind.RESULT,
+                f"game:{game.pk}:{version}",
+                recipient.address,
+                _("Group %(number)s: %(white)s – %(black)s %(result)s")
+                % {
+                    "number": group.number,
+                    "white": game.white.name,
+                    "black": game.black.name,
+                    "result": context["result"],
+                },
+                render_to_string("notifications/email/result.txt", context),
+            )
+        )
+    return messages
+
+
+@in_site_language
+def withdrawal_messages(entry_id: int) -> list[Message]:
+    """The withdrawn player and every opponent whose game became a forfeit: one e-mail each."""
+    entry = (
+        StageEntry.objects.select_related("entrant", "stage__tournament")
+        .filter(pk=entry_id, withdrawn_at__isnull=False)
+        .first()
+    )
+    if entry is None:
+        return []
+    event = (
+        AuditEvent.objects.filter(
+            action="entrant.withdrawn", stage=entry.stage, data__entrant=entry.entrant.code
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if event is None:
+        return []
+    games = list(
+        Game.objects.filter(pk__in=[g["game"] for g in event.data.get("games", [])])
+        .select_related("white", "black", "group")
+        .order_by("number")
+    )
+    withdrawn = entry.entrant
+    by_opponent: dict[int, list[Game]] = defaultdict(list)
+    for game in games:
+        by_opponent[game.black_id if game.white_id == withdrawn.pk else game.white_id].append(game)
+    recipients = entrant_recipients(Kind.RESULT, [withdrawn.pk, *by_opponent])
+    common = {
+        "withdrawn": withdrawn,
+        "stage": entry.stage,
+        "tournament": entry.stage.tournament,
+        "reason": entry.withdrawal_reason,
+        "group": games[0].group if games else None,
+        **_links(),
+    }
+    subject = _("%(tournament)s: %(name)s has withdrawn") % {
+        "tournament": entry.stage.tournament.name,
+        "name": withdrawn.name,
+    }
+    messages = []
+    for entrant_id, own_games in [(withdrawn.pk, games), *by_opponent.items()]:
+        recipient = recipients.get(entrant_id)
+        if recipient is None:
+            continue
+        lines = [
+            {
+                "game": g,
+                "result": str(RESULT_LABEL.get(g.result, g.result)),
+                "score": _score(g.result, "W" if g.white_id == entrant_id else "B"),
+            }
+            for g in own_games
+        ]
+        context = {**common, "you_withdrew": entrant_id == withdrawn.pk, "games": lines}
+        messages.append(
+            Message(
+                Kind.RESULT,
+                f"withdrawal:{entry.pk}",
+                recipient.address,
+                subject,
+                render_to_string("notifications/email/withdrawal.txt", context),
+            )
+        )
+    return messages
+
+
+# ---------------------------------------------------------------------------
+# The TD's daily digest
+# ---------------------------------------------------------------------------
+
+
+def day_bounds(day: date) -> tuple[datetime, datetime]:
+    start = timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
+    return start, start + timedelta(days=1)
+
+
+def yesterday() -> date:
+    return timezone.localdate() - timedelta(days=1)
+
+
+def _changes_on(day: date):
+    start, end = day_bounds(day)
+    return AuditEvent.objects.filter(
+        created_at__gte=start, created_at__lt=end, action__in=RESULT_EVENTS
+    )
+
+
+def digest_recipients(day: date) -> list[int]:
+    """The TDs (user ids) of the groups that changed on ``day`` (two queries)."""
+    group_ids = _changes_on(day).exclude(group_id=None).values_list("group_id", flat=True)
+    return sorted(
+        set(
+            Group.objects.filter(pk__in=set(group_ids), td__isnull=False).values_list(
+                "td_id", flat=True
+            )
+        )
+    )
+
+
+@in_site_language
+def td_digest_message(td_id: int, day: date) -> Message | None:
+    """One e-mail listing the day's changes in every group the TD directs (None when there
+    were none, the TD has no address, or turned the digest off)."""
+    td = get_user_model().objects.filter(pk=td_id, is_active=True).first()
+    if td is None or not deliverable(td.email) or not preferences_of(td).td_digest:
+        return None
+    groups = {g.pk: g for g in Group.objects.filter(td=td).select_related("stage__tournament")}
+    events = list(
+        _changes_on(day)
+        .filter(group_id__in=list(groups))
+        .select_related("actor", "game__white", "game__black")
+        .order_by("group_id", "created_at", "id")
+    )
+    if not events:
+        return None
+    sections = defaultdict(list)
+    for event in events:
+        sections[event.group_id].append(_change_line(event))
+    context = {
+        "td_name": _td_name(td),
+        "day": day,
+        "sections": [
+            {
+                "group": groups[group_id],
+                "url": absolute_url(
+                    reverse(
+                        "group-results",
+                        args=[
+                            groups[group_id].stage.tournament.slug,
+                            groups[group_id].stage.order,
+                            groups[group_id].number,
+                        ],
+                    )
+                ),
+                "changes": changes,
+            }
+            for group_id, changes in sections.items()
+        ],
+        **_links(),
+    }
+    return Message(
+        Kind.TD_DIGEST,
+        day.isoformat(),
+        td.email,
+        _("Changes in your groups on %(day)s") % {"day": day.isoformat()},
+        render_to_string("notifications/email/td_digest.txt", context),
+    )
+
+
+def send_td_digest(td_id: int, day: date) -> int:
+    """Send the TD's digest of ``day`` (once); 1 if it was sent now."""
+    message = td_digest_message(td_id, day)
+    return send_all([message] if message else [])
+
+
+def _change_line(event: AuditEvent) -> str:
+    who = event.actor.get_username() if event.actor else "—"
+    data = event.data
+    when = timezone.localtime(event.created_at).strftime("%H:%M")
+    if event.action == "entrant.withdrawn":
+        return _("%(when)s %(who)s: withdrawal of %(code)s (%(count)s forfeits) — %(reason)s") % {
+            "when": when,
+            "who": who,
+            "code": data.get("entrant", ""),
+            "count": len(data.get("games", [])),
+            "reason": data.get("reason", ""),
+        }
+    game = event.game
+    players = f"{game.white.name} – {game.black.name}" if game else ""
+    old = RESULT_LABEL.get(data.get("old", ""), "")
+    new = RESULT_LABEL.get(data.get("new", ""), "")
+    line = _("%(when)s %(who)s: %(players)s %(old)s → %(new)s") % {
+        "when": when,
+        "who": who,
+        "players": players,
+        "old": old,
+        "new": new,
+    }
+    if data.get("reason"):
+        line += f" ({data['reason']})"
+    return line

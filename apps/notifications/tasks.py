@@ -1,0 +1,67 @@
+"""Celery tasks that send notifications: thin wrappers around ``services`` and ``delivery``.
+
+Large fan-outs are chunked: a published draw queues one task per group (about a hundred
+e-mails each), the daily digest one task per TD. Every task may run again (acknowledged late,
+retried on database or mail-server errors) and sends each e-mail once (see ``delivery``).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from celery import shared_task
+from django.db import DatabaseError
+
+from apps.groups.models import Group
+
+from . import services
+from .delivery import send_all
+
+RETRY = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    # smtplib's errors are OSErrors, as are refused connections.
+    "autoretry_for": (DatabaseError, OSError),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
+
+
+@shared_task(**RETRY)
+def draw_published(stage_id: int) -> int:
+    """Queue one start-list task per group of the stage."""
+    group_ids = list(Group.objects.filter(stage_id=stage_id).values_list("pk", flat=True))
+    for group_id in group_ids:
+        send_start_lists.delay(group_id)
+    return len(group_ids)
+
+
+@shared_task(**RETRY)
+def send_start_lists(group_id: int) -> int:
+    return send_all(services.start_list_messages(group_id))
+
+
+@shared_task(**RETRY)
+def result_changed(game_id: int, version: int) -> int:
+    return send_all(services.result_messages(game_id, version))
+
+
+@shared_task(**RETRY)
+def entrant_withdrawn(entry_id: int) -> int:
+    return send_all(services.withdrawal_messages(entry_id))
+
+
+@shared_task(**RETRY)
+def send_td_digests(day: str | None = None) -> int:
+    """Queue one digest task per TD whose groups changed on ``day`` (ISO date; default
+    yesterday). Celery beat runs this every morning."""
+    the_day = date.fromisoformat(day) if day else services.yesterday()
+    td_ids = services.digest_recipients(the_day)
+    for td_id in td_ids:
+        send_td_digest.delay(td_id, the_day.isoformat())
+    return len(td_ids)
+
+
+@shared_task(**RETRY)
+def send_td_digest(td_id: int, day: str) -> int:
+    return services.send_td_digest(td_id, date.fromisoformat(day))

@@ -1,0 +1,400 @@
+"""Who may open what: every page and every API endpoint × every role, with the status each
+one gets, and no answer that shows a contact address to someone who may not see it.
+
+The table is the specification. Its routes are checked against the URLconf: a route added
+without a row fails ``test_every_route_has_a_row`` — add one (or several: a row per method or
+per interesting argument) with the expected status of each role.
+
+Roles (tests/accounts/world.py): the public; ``player`` (an entry in group 1) and ``rival``
+(an entry in group 2); ``other_td`` (TD of group 2) and ``td`` (TD of group 1); the
+tournament's organizer; a staff user (an organizer of every tournament). Group-level rows
+name group 1, its games and its players.
+
+Writes are sent with bodies that change nothing (empty, invalid, or refused by the stage's
+status), so the status says whether the role got past the permission check; every test runs
+in a transaction that is rolled back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from apps.accounts.links import claim_token, invitation_token
+from apps.accounts.services import invite
+from apps.groups.models import Seat
+
+from .world import PLAYERS_DOMAIN, ROLES, World, build_world
+
+# ---------------------------------------------------------------------------
+# Expected statuses
+# ---------------------------------------------------------------------------
+
+
+def statuses(default: int, **by_role: int) -> dict[str, int]:
+    unknown = set(by_role) - set(ROLES)
+    assert not unknown, unknown
+    return {role: by_role.get(role, default) for role in ROLES}
+
+
+EVERYONE = statuses(200)
+NOT_FOUND = statuses(404)
+# Pages: the public is sent to sign in; signed-in users without the role get 403.
+SIGNED_IN_PAGE = statuses(200, anonymous=302)
+ORGANIZER_PAGE = statuses(403, anonymous=302, organizer=200, staff=200)
+RESULT_PAGE = statuses(403, anonymous=302, td=200, organizer=200, staff=200)
+
+
+def organizer_post_page(done: int = 302) -> dict[str, int]:
+    return statuses(403, anonymous=302, organizer=done, staff=done)
+
+
+def result_post_page(done: int = 302) -> dict[str, int]:
+    return statuses(403, anonymous=302, td=done, organizer=done, staff=done)
+
+
+# The API answers 403 (not_authenticated or permission_denied) to both.
+def signed_in_api(done: int = 200) -> dict[str, int]:
+    return statuses(done, anonymous=403)
+
+
+def organizer_api(done: int = 200) -> dict[str, int]:
+    return statuses(403, organizer=done, staff=done)
+
+
+def result_api(done: int = 200) -> dict[str, int]:
+    return statuses(403, td=done, organizer=done, staff=done)
+
+
+# ---------------------------------------------------------------------------
+# Route arguments, from the world
+# ---------------------------------------------------------------------------
+
+
+def tournament(w: World) -> dict:
+    return {"slug": w.tournament.slug}
+
+
+def stage(w: World) -> dict:
+    return {"slug": w.tournament.slug, "order": w.stage.order}
+
+
+def group(w: World) -> dict:
+    return {**stage(w), "number": w.group.number}
+
+
+def game(w: World) -> dict:
+    return {**group(w), "game_number": w.player_game.number}
+
+
+def job(w: World) -> dict:
+    return {**stage(w), "job_id": w.stage.draw_jobs.first().pk}
+
+
+def stage_pk(w: World) -> dict:
+    return {"pk": w.stage.pk}
+
+
+def group_pk(w: World) -> dict:
+    return {"pk": w.group.pk}
+
+
+def game_pk(w: World) -> dict:
+    return {"pk": w.player_game.pk}
+
+
+def job_pk(w: World) -> dict:
+    return {"pk": w.stage.draw_jobs.first().pk}
+
+
+def tournament_slug(w: World) -> dict:
+    return {"slug": w.tournament.slug}
+
+
+def invitation_link(w: World) -> dict:
+    return {"token": invitation_token(w.invitation.pk)}
+
+
+def claim_link(w: World) -> dict:
+    return {"token": claim_token(w.unclaimed.pk, w.unclaimed.email)}
+
+
+def nothing(w: World) -> dict:
+    return {}
+
+
+@dataclass(frozen=True)
+class Row:
+    route: str
+    expect: dict[str, int]
+    args: Callable[[World], dict] = nothing
+    method: str = "get"
+    data: dict | None = None
+    query: str = ""
+    api: bool = False  # send ``data`` as JSON
+    name: str = ""  # tells rows of one route apart
+
+    @property
+    def id(self) -> str:
+        return f"{self.method.upper()} {self.route}{' ' + self.name if self.name else ''}"
+
+
+def api(route: str, expect: dict[str, int], args=nothing, method="get", data=None, **more):
+    return Row(route, expect, args, method, data, api=True, **more)
+
+
+ROWS: list[Row] = [
+    # -- public pages ------------------------------------------------------------------
+    Row("home", EVERYONE),
+    Row("tournament", EVERYONE, tournament),
+    Row("find-player", EVERYONE, tournament, query="q=a"),
+    Row("stage", EVERYONE, stage),
+    Row("group", EVERYONE, group),
+    Row("group-standings", EVERYONE, group),
+    Row("group-crosstable", EVERYONE, group),
+    Row("group-standings-csv", EVERYONE, group),
+    Row("group-crosstable-csv", EVERYONE, group),
+    Row("group-trf", EVERYONE, group),
+    Row("stage-ranking", EVERYONE, stage),
+    Row("stage-ranking-csv", EVERYONE, stage),
+    Row("stage-file", EVERYONE, lambda w: {**stage(w), "name": "entrants.csv"}, name="entrants"),
+    Row("stage-file", EVERYONE, lambda w: {**stage(w), "name": "DRAW.json"}, name="draw"),
+    Row("stage-qualification", EVERYONE, stage),
+    Row("stage-qualification-csv", EVERYONE, stage),
+    Row("set_language", statuses(302), method="post", data={"language": "en"}),
+    # -- signing in and out, password reset, links --------------------------------------
+    Row("login", EVERYONE),
+    Row("login", EVERYONE, method="post", data={"username": "x", "password": "y"}, name="bad"),
+    Row("logout", statuses(302), method="post"),
+    Row("password_reset", EVERYONE),
+    Row("password_reset", statuses(302), method="post", data={"email": "a@b.test"}, name="send"),
+    Row("password_reset_done", EVERYONE),
+    Row("password_reset_confirm", EVERYONE, lambda w: {"uidb64": "MQ", "token": "bad-token"}),
+    Row("password_reset_complete", EVERYONE),
+    Row("invitation", EVERYONE, invitation_link),
+    Row("invitation", statuses(400), lambda w: {"token": "forged"}, name="forged"),
+    Row("claim-request", EVERYONE),
+    Row("claim-request", statuses(400), method="post", data={"email": "nope"}, name="bad"),
+    Row("claim", EVERYONE, claim_link),
+    Row("claim", statuses(400), lambda w: {"token": "forged"}, name="forged"),
+    # -- my games, my settings ---------------------------------------------------------------
+    Row("me", SIGNED_IN_PAGE),
+    Row("me-notifications", SIGNED_IN_PAGE),
+    Row("me-notifications", statuses(302), method="post", data={}, name="save"),
+    Row("me-token", SIGNED_IN_PAGE),
+    # -- organizers' pages ----------------------------------------------------------------
+    Row("stage-manage", ORGANIZER_PAGE, stage),
+    Row("draw-progress", ORGANIZER_PAGE, job),
+    Row("stage-entrants-csv", ORGANIZER_PAGE, stage),
+    Row("tournament-invitations", ORGANIZER_PAGE, tournament),
+    Row("tournament-invitations", organizer_post_page(400), tournament, "post", {}, name="bad"),
+    Row("stage-close", organizer_post_page(), stage, "post"),
+    Row("stage-reopen", organizer_post_page(), stage, "post"),
+    Row("stage-draw", organizer_post_page(), stage, "post"),
+    Row("stage-publish", organizer_post_page(), stage, "post"),
+    Row("stage-import", organizer_post_page(400), stage, "post"),
+    Row("stage-import-confirm", organizer_post_page(), stage, "post"),
+    Row("group-td", organizer_post_page(), group, "post", {"username": "nobody-such"}),
+    Row("stage-finish", organizer_post_page(), stage, "post"),
+    Row("stage-adjudication", organizer_post_page(), stage, "post"),
+    Row("stage-qualification-rule", organizer_post_page(), stage, "post"),
+    Row("stage-qualification-prequalify", organizer_post_page(), stage, "post"),
+    Row("stage-qualification-decline", organizer_post_page(), stage, "post"),
+    Row("stage-qualification-confirm", organizer_post_page(), stage, "post"),
+    # -- the group's TD (and organizers) -------------------------------------------------------
+    Row("group-results", RESULT_PAGE, group),
+    Row("game-result", RESULT_PAGE, game),
+    Row("game-result", result_post_page(400), game, "post", {"result": "bad"}, name="bad"),
+    Row("group-withdraw", result_post_page(), group, "post"),
+    Row("group-close", result_post_page(), group, "post"),
+    Row("group-reopen", organizer_post_page(), group, "post", {"reason": "matrix"}),
+    # -- the API: public reads --------------------------------------------------------------
+    api("schema", EVERYONE),
+    api("api-docs", EVERYONE),
+    api("api-redoc", EVERYONE),
+    api("api-tournament-list", EVERYONE),
+    api("api-tournament-detail", EVERYONE, tournament_slug),
+    api("api-stage-list", EVERYONE),
+    api("api-stage-detail", EVERYONE, stage_pk),
+    api("api-group-list", EVERYONE),
+    api("api-group-detail", EVERYONE, group_pk),
+    api("api-group-games", EVERYONE, group_pk),
+    api("api-group-standings", EVERYONE, group_pk),
+    api("api-group-crosstable", EVERYONE, group_pk),
+    api("api-stage-ranking", EVERYONE, stage_pk),
+    api("api-stage-qualification", EVERYONE, stage_pk),
+    api("api-players", EVERYONE, query="q=ka"),
+    api("api-game", EVERYONE, game_pk),
+    api("api-not-found", NOT_FOUND),
+    # -- the API: accounts ------------------------------------------------------------------
+    api("api-auth-token", statuses(400), method="post", data={"username": "org"}),
+    api("api-auth-claim-links", statuses(400), method="post", data={"email": "nope"}),
+    api("api-me", signed_in_api()),
+    api("api-me-claims", signed_in_api(400), method="post", data={"token": "forged"}),
+    api("api-me-notifications", signed_in_api()),
+    api("api-me-notifications", signed_in_api(), method="patch", data={}, name="save"),
+    api("api-invitations-accept", signed_in_api(400), method="post", data={"token": "x"}),
+    api("api-tournament-invitations", organizer_api(), tournament_slug),
+    api("api-tournament-invitations", organizer_api(400), tournament_slug, "post", {}, name="bad"),
+    api("api-tournament-entrant-links", organizer_api(400), tournament_slug, "post", {}),
+    api("api-tournament-claim-links", organizer_api(400), tournament_slug, "post", {}),
+    # -- the API: organizers ----------------------------------------------------------------
+    api("api-stage-entrants", organizer_api(), stage_pk),
+    api("api-stage-entrants-csv", organizer_api(), stage_pk),
+    api("api-stage-entrants-import", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-close-registration", organizer_api(409), stage_pk, "post"),
+    api("api-stage-reopen-registration", organizer_api(409), stage_pk, "post"),
+    api("api-stage-draw", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-publish", organizer_api(409), stage_pk, "post"),
+    api("api-draw-job", organizer_api(), job_pk),
+    api("api-group-td", organizer_api(400), group_pk, "post", {}),
+    api("api-stage-close", organizer_api(409), stage_pk, "post"),
+    api("api-stage-adjudication", organizer_api(), stage_pk, "post"),
+    api("api-stage-qualification-rule", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-qualification-prequalified", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-qualification-declined", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-qualification-confirm", organizer_api(409), stage_pk, "post"),
+    # -- the API: the group's TD (and organizers) ---------------------------------------------
+    api("api-game-result", result_api(400), game_pk, "post", {}),
+    # Withdrawals name the entrant in the body: any TD of the stage gets past the first check,
+    # and the action itself refuses a TD of another group (tests/results_web).
+    api(
+        "api-stage-withdrawals",
+        statuses(403, other_td=400, td=400, organizer=400, staff=400),
+        stage_pk,
+        "post",
+        {},
+    ),
+    api("api-group-close", result_api(409), group_pk, "post"),
+    # Reopening a closed group is for organizers only (the TD asks them).
+    api("api-group-reopen", organizer_api(409), group_pk, "post", {"reason": "matrix"}),
+    # -- Django's admin (one row: its own permission checks) ------------------------------------
+    Row("admin:index", statuses(302, staff=200)),
+]
+
+# ---------------------------------------------------------------------------
+# The routes of the URLconf
+# ---------------------------------------------------------------------------
+
+
+def named_routes() -> set[str]:
+    """Every route's name (``admin:`` routes are Django's own: only its index is listed)."""
+    names: set[str] = set()
+    unnamed: list[str] = []
+
+    def walk(patterns, prefix: str = "") -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                if pattern.namespace == "admin":
+                    names.add("admin:index")
+                    continue
+                walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern):
+                if pattern.name:
+                    names.add(pattern.name)
+                else:
+                    unnamed.append(prefix + str(pattern.pattern))
+
+    walk(get_resolver().url_patterns)
+    assert not unnamed, f"routes without a name cannot be listed here: {unnamed}"
+    return names
+
+
+def test_every_route_has_a_row():
+    routes = named_routes()
+    rows = {row.route for row in ROWS}
+    assert routes - rows == set(), "routes without a row in ROWS (add one)"
+    assert rows - routes == set(), "rows for routes that no longer exist"
+
+
+# ---------------------------------------------------------------------------
+# The requests
+# ---------------------------------------------------------------------------
+
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.test\b")
+
+
+@pytest.fixture(scope="module")
+def matrix_world(django_db_setup, django_db_blocker):
+    """One world for the whole table, made outside the tests' transactions (each test's own
+    changes are rolled back), removed at the end."""
+    with django_db_blocker.unblock():
+        world = build_world(None, slug="matrix-cup")
+        org = world.users["organizer"]
+        world.invitation = invite(
+            org, world.tournament, email="new-org@people.test", role="organizer"
+        )
+        world.unclaimed = Seat.objects.get(group=world.group, number=2).entrant
+        yield world
+        call_command("flush", interactive=False, verbosity=0)
+
+
+def allowed_addresses(w: World, role: str) -> set[str] | None:
+    """The addresses ``role`` may see anywhere (None: every address)."""
+    users = w.users
+    if role in ("organizer", "staff"):
+        return None
+    if role == "anonymous":
+        return set()
+    own = {users[role].email}
+    if role == "player":
+        mine = w.player_entrant
+        return own | {mine.email, users["td"].email} | w.opponents_emails(mine)
+    if role == "rival":
+        mine = w.rival_entrant
+        return own | {mine.email, users["other_td"].email} | w.opponents_emails(mine)
+    if role == "td":
+        return own | w.emails(w.group)
+    if role == "other_td":
+        return own | w.emails(w.other_group)
+    raise AssertionError(role)
+
+
+def request(client, row: Row, w: World):
+    url = reverse(row.route, kwargs=row.args(w) or None)
+    if row.query:
+        url += "?" + row.query
+    send = getattr(client, row.method)
+    if row.api and row.method != "get":
+        return send(url, row.data or {}, content_type="application/json")
+    if row.method == "get":
+        return send(url)
+    return send(url, row.data or {})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.id)
+def test_each_role_gets_the_expected_status_and_no_foreign_contact(client, matrix_world, row):
+    w = matrix_world
+    wrong, leaks = {}, {}
+    for role in ROLES:
+        client.logout()
+        if w.users[role] is not None:
+            client.force_login(w.users[role])
+        answer = request(client, row, w)
+        if answer.status_code != row.expect[role]:
+            wrong[role] = (row.expect[role], answer.status_code)
+        allowed = allowed_addresses(w, role)
+        if allowed is not None and not answer.get("Content-Type", "").startswith("image/"):
+            body = b"".join(answer.streaming_content) if answer.streaming else answer.content
+            shown = set(ADDRESS.findall(body.decode("utf-8", "replace")))
+            if shown - allowed:
+                leaks[role] = sorted(shown - allowed)
+    assert not wrong, f"{row.id}: role -> (expected, got): {wrong}"
+    assert not leaks, f"{row.id} shows addresses a role may not see: {leaks}"
+
+
+@pytest.mark.django_db
+def test_the_world_has_contacts_to_leak(matrix_world):
+    """The leak check means something: every entrant has an address in the checked form."""
+    w = matrix_world
+    addresses = w.emails(w.group) | w.emails(w.other_group)
+    assert len(addresses) == 24
+    assert all(a.endswith("@" + PLAYERS_DOMAIN) and ADDRESS.fullmatch(a) for a in addresses)
+    assert all(ADDRESS.fullmatch(u.email) for u in get_user_model().objects.all())
