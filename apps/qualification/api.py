@@ -6,6 +6,8 @@ a group also its TD's) and calls the same action as the pages.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db.models import Q
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
@@ -84,7 +86,7 @@ def _decision(d: q.Decision, entrants: dict) -> dict:
         "name": e.name,
         "nation": e.nation,
         "rating": e.rating,
-        "points": str(points.numerator / points.denominator),
+        "points": str(Decimal(points.numerator) / points.denominator),
         "figures": dict(d.candidate.figures),
         "reason": d.reason,
         "by_lot": d.by_lot,

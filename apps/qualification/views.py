@@ -121,6 +121,13 @@ def stage_adjudication(request: HttpRequest, stage: Stage) -> HttpResponse:
 # ---------------------------------------------------------------------------
 
 
+def _plain(value):
+    """A stored decimal without its trailing zeros: 11.000 → 11, 0.750 → 0.75, 100 → 100."""
+    if value is None:
+        return None
+    return value.quantize(1) if value == value.to_integral() else value.normalize()
+
+
 def _rows(decisions, entrants: dict, names: list[str]) -> list[dict]:
     """Decisions as table rows: the entrant, the points and the tie-breaks at display."""
     return [
@@ -165,15 +172,16 @@ def qualification(request: HttpRequest, slug: str, order: int) -> HttpResponse:
     if organizer:
         context |= {
             "rule_form": RuleForm(
+                auto_id="rule_%s",
                 initial={
                     "rule": stage.qualify_rule,
-                    "value": stage.qualify_value,
+                    "value": _plain(stage.qualify_value),
                     "relative": stage.qualify_relative,
                     "seed": stage.lot_seed,
                 }
             ),
-            "prequalified_form": PrequalifiedForm(),
-            "decline_form": DeclineForm(),
+            "prequalified_form": PrequalifiedForm(auto_id="prequalified_%s"),
+            "decline_form": DeclineForm(auto_id="decline_%s"),
         }
     return render(request, "qualification/qualification.html", context)
 
