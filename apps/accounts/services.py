@@ -95,7 +95,7 @@ def invite(
             invitation=invitation.pk,
             email=email,
             role=role,
-            group=group_number,
+            group_number=group_number,
         )
         transaction.on_commit(lambda: tasks.send_invitation.delay(invitation.pk))
     return invitation

@@ -123,7 +123,7 @@ NO_CONTACTS = Contacts()
 
 def contacts_for(user, group) -> Contacts:
     """The group's TD and the organizers see every entrant's address; a player sees their own
-    and their opponents'; everyone else none (at most two queries)."""
+    and their opponents'; everyone else none (at most three queries)."""
     if not signed_in(user):
         return NO_CONTACTS
     if can_enter_results(user, group):
