@@ -86,7 +86,13 @@ def candidates(stage: Stage) -> list[q.Candidate]:
     keys = [k.value for k in chain(tournament)]
     rows = list(
         GroupStanding.objects.filter(group__stage=stage).values_list(
-            "entrant_id", "group__number", "group__size", "points", "finished", "figures"
+            "entrant_id",
+            "entrant__code",
+            "group__number",
+            "group__size",
+            "points",
+            "finished",
+            "figures",
         )
     )
     ids = [row[0] for row in rows] if stage.order > 1 else None
@@ -104,7 +110,7 @@ def candidates(stage: Stage) -> list[q.Candidate]:
     )
     games: dict[int, int] = {}
     result = []
-    for entrant_id, number, size, points, finished, figures in rows:
+    for entrant_id, code, number, size, points, finished, figures in rows:
         if size not in games:
             games[size] = stage_games_per_player(stage, Group(size=size))
         result.append(
@@ -120,6 +126,7 @@ def candidates(stage: Stage) -> list[q.Candidate]:
                 withdrawn=entrant_id in withdrawn,
                 declined=entrant_id in declined,
                 figures={k: figures[k] for k in keys},
+                name=code,
             )
         )
     return result

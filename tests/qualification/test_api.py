@@ -423,11 +423,6 @@ def test_the_schema_still_generates_and_documents_the_new_endpoints(client):
     assert "requestBody" in rule and "400" in rule["responses"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="qualification reasons name the entrant's database id ('replaces 4711 who "
-    "declined'), not their code or name",
-)
 def test_the_reason_of_a_replacement_names_whom_it_replaces_as_the_organizer_knows_them(
     played, org
 ):
