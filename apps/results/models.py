@@ -18,26 +18,38 @@ class Game(models.Model):
         BLACK_FORFEIT_WIN = "-+", _("−+ (forfeit)")
         DOUBLE_FORFEIT = "--", _("−− (both forfeit)")
 
-    # (group, number) is unique, and that index serves lookups by group too.
+    # What reads games: a group's games, by (group, number), the index of game_number_unique;
+    # a player's games in given groups, by (group, white), the index of game_pair_unique, and
+    # (group, black), game_group_black. These grow in the order a draw writes its games, so
+    # they are cheap to fill; an index on white or black alone sent each of a draw's games to
+    # a random page of it, and cost more than all the other indexes together.
+    #
+    # No database-level foreign keys: a draw writes 500,000 games at once, and checking a key
+    # costs a query per row, half of that write for the group's key alone. Games are written
+    # only by the draw, with the groups it creates and the stage's own entrants in the same
+    # transaction, and the ORM still cascades when a group or an entrant is deleted.
     group = models.ForeignKey(
-        "groups.Group", on_delete=models.CASCADE, related_name="games", db_index=False
+        "groups.Group",
+        on_delete=models.CASCADE,
+        related_name="games",
+        db_constraint=False,
+        db_index=False,
     )
     number = models.PositiveIntegerField()
     round = models.PositiveIntegerField(null=True, blank=True)
-    # No database-level foreign key to entrants: a draw writes 500,000 games at once, and
-    # checking two keys per row was a third of that write. Games are written only by the draw,
-    # from the stage's own entrants, and the ORM still cascades when an entrant is deleted.
     white = models.ForeignKey(
         "entrants.Entrant",
         on_delete=models.CASCADE,
         related_name="white_games",
         db_constraint=False,
+        db_index=False,
     )
     black = models.ForeignKey(
         "entrants.Entrant",
         on_delete=models.CASCADE,
         related_name="black_games",
         db_constraint=False,
+        db_index=False,
     )
     result = models.CharField(max_length=8, choices=Result.choices, blank=True, default="")
     adjudicated = models.BooleanField(default=False)
@@ -53,6 +65,7 @@ class Game(models.Model):
                 condition=~models.Q(white=models.F("black")), name="game_two_players"
             ),
         ]
+        indexes = [models.Index(fields=["group", "black"], name="game_group_black")]
 
     def __str__(self) -> str:
         return f"{self.white.code}–{self.black.code} {self.result or '…'}"

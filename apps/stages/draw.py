@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.core.audit import record
@@ -40,6 +40,7 @@ from .models import DrawJob, DrawJobGroup, Stage
 
 log = logging.getLogger(__name__)
 BATCH = 10_000
+FINISHED = (DrawJob.Status.SUCCEEDED, DrawJob.Status.FAILED)
 
 
 def draw_settings(stage: Stage) -> DrawSettings:
@@ -110,9 +111,10 @@ def _mark_failed(job: DrawJob, message: str) -> None:
     record("draw.failed", job.started_by, stage=job.stage, job=job.pk, error=message)
 
 
-def _fail(job: DrawJob, message: str) -> None:
+def fail(job_id: int, message: str) -> None:
+    """Mark the job failed with ``message`` unless it has finished already."""
     with transaction.atomic():
-        job = DrawJob.objects.select_for_update().get(pk=job.pk)
+        job = DrawJob.objects.select_for_update().get(pk=job_id)
         if not job.finished:
             _mark_failed(job, message)
 
@@ -128,7 +130,7 @@ def prepare(job_id: int) -> list[int]:
         try:
             groups = divide_stage(engine_entrants(stage), settings, job.seed, earlier_groups(stage))
         except (DrawError, ValueError) as exc:
-            _fail(job, str(exc))
+            fail(job.pk, str(exc))
             return []
         rows = _group_rows(groups, met_before_pairs(stage))
         with transaction.atomic():
@@ -150,28 +152,65 @@ def prepare(job_id: int) -> list[int]:
 
 
 def draw_one_group(job_id: int, number: int) -> bool:
-    """Step 2 for one group. Returns True when every group of the job is drawn."""
-    row = DrawJobGroup.objects.select_related("job").get(job_id=job_id, number=number)
-    job = row.job
-    if job.finished:
+    """Step 2 for one group. Returns True when every group of the job is drawn.
+
+    Two round trips to the database on PostgreSQL: one read of the group's row with what
+    it needs of its job, and one statement that stores the result and counts it.
+    """
+    pk, members, drawn, status, seed, settings, done, total = (
+        DrawJobGroup.objects.filter(job_id=job_id, number=number)
+        .annotate(drawn=Q(payload__isnull=False))
+        .values_list(
+            "pk",
+            "members",
+            "drawn",
+            "job__status",
+            "job__seed",
+            "job__draw_settings",
+            "job__done_groups",
+            "job__total_groups",
+        )
+        .get()
+    )
+    if status in FINISHED:
         return False
-    if row.payload is None:
-        settings = DrawSettings.from_dict(job.draw_settings)
-        members = [EngineEntrant(*fields) for fields in row.members["entrants"]]
-        partners = met_before_map(tuple(pair) for pair in row.members["met_before"])
+    if not drawn:  # a repeated task finds its group stored, and counted, already
+        entrants = [EngineEntrant(*fields) for fields in members["entrants"]]
+        partners = met_before_map(tuple(pair) for pair in members["met_before"])
         try:
-            payload = draw_group(number, members, settings, job.seed, partners).as_dict()
+            group = draw_group(number, entrants, DrawSettings.from_dict(settings), seed, partners)
         except DrawError as exc:
-            _fail(job, str(exc))
+            fail(job_id, str(exc))
             return False
-        with transaction.atomic():  # one commit per group
-            stored = DrawJobGroup.objects.filter(pk=row.pk, payload__isnull=True).update(
-                payload=payload
+        done, total = _store_group(pk, job_id, group.as_dict())
+    return done >= total
+
+
+def _store_group(row_id: int, job_id: int, payload: dict) -> tuple[int, int]:
+    """Store a group's result on its row unless it is there already, count it on the job
+    once, and return the job's groups (done, total) as of that count.
+
+    On PostgreSQL this is one statement, so one transaction: the row's update and the count
+    commit together or not at all, and a concurrent repeat of the group waits for the row
+    and then finds it stored.
+    """
+    field = DrawJobGroup._meta.get_field("payload")
+    if connection.vendor == "postgresql":
+        quote = connection.ops.quote_name
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)} SET payload = %s"
+                " WHERE id = %s AND payload IS NULL RETURNING id)"
+                f" UPDATE {quote(DrawJob._meta.db_table)}"
+                " SET done_groups = done_groups + (SELECT count(*) FROM stored)"
+                " WHERE id = %s RETURNING done_groups, total_groups",
+                [field.get_db_prep_save(payload, connection), row_id, job_id],
             )
-            if stored:  # a repeated task stores nothing and counts nothing
-                DrawJob.objects.filter(pk=job.pk).update(done_groups=F("done_groups") + 1)
-    done = DrawJob.objects.filter(pk=job.pk).values_list("done_groups", flat=True)[0]
-    return done >= job.total_groups
+            return cursor.fetchone()
+    with transaction.atomic():
+        if DrawJobGroup.objects.filter(pk=row_id, payload__isnull=True).update(payload=payload):
+            DrawJob.objects.filter(pk=job_id).update(done_groups=F("done_groups") + 1)
+        return DrawJob.objects.filter(pk=job_id).values_list("done_groups", "total_groups").get()
 
 
 def finish(job_id: int) -> bool:
@@ -211,10 +250,6 @@ def finish(job_id: int) -> bool:
             groups=len(payloads),
         )
     return True
-
-
-def fail(job_id: int, message: str) -> None:
-    _fail(DrawJob.objects.get(pk=job_id), message)
 
 
 # ---------------------------------------------------------------------------

@@ -14,8 +14,10 @@ from fractions import Fraction
 from operator import itemgetter
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from apps.core.bulk import insert_rows
 from apps.entrants.models import StageEntry
 from apps.groups.models import Group, Seat
 from apps.results.models import Game
@@ -82,10 +84,24 @@ class GroupTable:
 
 
 def compute_group(group: Group) -> GroupTable:
-    """Figures and places of a group from its games (one query for the games)."""
+    """Figures and places of a group from its seats and games (two queries, and in a later
+    stage those of the fallback keys); nothing is stored."""
     stage = group.stage
     tournament = stage.tournament
-    seat_of = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
+    # The seats and, in the same query, which of their entrants have withdrawn.
+    withdrawn_entry = StageEntry.objects.filter(
+        stage_id=group.stage_id, entrant_id=OuterRef("entrant_id"), withdrawn_at__isnull=False
+    )
+    seat_of: dict[int, int] = {}
+    withdrawn: set[int] = set()
+    for entrant_id, number, gone in (
+        Seat.objects.filter(group=group)
+        .annotate(withdrawn=Exists(withdrawn_entry))
+        .values_list("entrant_id", "number", "withdrawn")
+    ):
+        seat_of[entrant_id] = number
+        if gone:
+            withdrawn.add(entrant_id)
     records: dict[int, list[tb.Game]] = {e: [] for e in seat_of}
     finished: dict[int, int] = defaultdict(int)
     scheduled: dict[int, int] = defaultdict(int)
@@ -107,11 +123,6 @@ def compute_group(group: Group) -> GroupTable:
     players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.get)]
     figures = tb.compute_figures(
         players, stage_games_per_player(stage, group), scoring=scoring(tournament)
-    )
-    withdrawn = set(
-        StageEntry.objects.filter(
-            stage=stage, entrant_id__in=seat_of, withdrawn_at__isnull=False
-        ).values_list("entrant_id", flat=True)
     )
     # A later stage's ties fall back to the earlier stages' results (Silli's FINAL rule).
     fallback = fallback_keys(stage, chain(tournament), seat_of) if stage.order > 1 else None
@@ -148,29 +159,51 @@ def recompute_group(group_id: int) -> int:
             .select_related("stage__tournament")
             .get(pk=group_id)
         )
-        table = compute_group(group)
-        rows = [
-            GroupStanding(
-                group=group,
-                entrant_id=s.figures.id,
-                seat=table.seat_of[s.figures.id],
-                position=position,
-                place=s.label,
-                points=Decimal(_decimal(s.figures.points)),
-                finished=table.finished[s.figures.id],
-                scheduled=table.scheduled[s.figures.id],
-                withdrawn=s.figures.id in table.withdrawn,
-                figures={name: _decimal(getattr(s.figures, name)) for name in FIGURES},
-            )
-            for position, s in enumerate(table.standings, start=1)
-        ]
-        GroupStanding.objects.filter(group=group).delete()
-        GroupStanding.objects.bulk_create(rows)
-        # Other transactions see the mark cleared only at commit, and a change committed
-        # meanwhile waits for this row lock before it can queue the next recompute.
-        Group.objects.filter(pk=group_id).update(
-            standings_pending=False, standings_at=timezone.now()
+        return store_group_table(compute_group(group))
+
+
+STANDING_COLUMNS = (
+    "group_id",
+    "entrant_id",
+    "seat",
+    "position",
+    "place",
+    "points",
+    "finished",
+    "scheduled",
+    "withdrawn",
+    "figures",
+)
+
+
+def store_group_table(table: GroupTable) -> int:
+    """Replace the group's stored standings with ``table``'s rows and clear its queued mark
+    (call inside the transaction that holds the group's row lock). Returns the rows stored.
+
+    Three statements: delete the old rows, write the new ones at once (COPY on PostgreSQL),
+    and update the group.
+    """
+    group_id = table.group.pk
+    rows = [
+        (
+            group_id,
+            s.figures.id,
+            table.seat_of[s.figures.id],
+            position,
+            s.label,
+            Decimal(_decimal(s.figures.points)),
+            table.finished[s.figures.id],
+            table.scheduled[s.figures.id],
+            s.figures.id in table.withdrawn,
+            {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
         )
+        for position, s in enumerate(table.standings, start=1)
+    ]
+    GroupStanding.objects.filter(group_id=group_id).delete()
+    insert_rows(GroupStanding, STANDING_COLUMNS, rows)
+    # Other transactions see the mark cleared only at commit, and a change committed
+    # meanwhile waits for the group's row lock before it can queue the next recompute.
+    Group.objects.filter(pk=group_id).update(standings_pending=False, standings_at=timezone.now())
     return len(rows)
 
 

@@ -1,6 +1,10 @@
 """Application benchmark on PostgreSQL: import 100,000 entrants, close registration, then draw
 and persist their preliminary (about 1,000 groups, 500,000 games) with the draw job's steps.
 
+The group tasks run in WORKERS processes, each with its own database connection, as that many
+Celery worker processes take them from the queue in production (one per core of this 2-core
+machine); the division and the finish are one task each.
+
 It runs in a database of its own, ``closed_circle_bench``, on DATABASE_URL's server when that
 is PostgreSQL, else on 127.0.0.1:5432 as role postgres. The database is created and migrated
 when missing, and emptied before and after the run, so no other data is ever touched.
@@ -8,6 +12,8 @@ when missing, and emptied before and after the run, so no other data is ever tou
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
 import os
 import time
 from collections.abc import Mapping
@@ -21,6 +27,7 @@ ENTRANTS = 100_000
 SEED = "bench"
 DATABASE = "closed_circle_bench"
 LOCAL_SERVER = "postgres://postgres@127.0.0.1:5432/postgres"
+WORKERS = 2
 
 
 def _timed(fn):
@@ -58,6 +65,19 @@ def _set_up_django() -> None:
 
     call_command("migrate", verbosity=0)
     call_command("flush", interactive=False, verbosity=0)
+
+
+def _draw_groups(job_id: int, numbers: list[int]) -> int:
+    """Every group task of the job, spread over WORKERS processes; how many of them found
+    the job complete (the one that completes it, and so sends the finish)."""
+    from django.db import connections
+
+    from apps.stages import draw
+
+    connections.close_all()  # each process opens a connection of its own
+    with multiprocessing.get_context("fork").Pool(WORKERS) as pool:
+        completed = pool.map(functools.partial(draw.draw_one_group, job_id), numbers, chunksize=4)
+    return sum(completed)
 
 
 def run() -> list[tuple[str, float, str]]:
@@ -98,7 +118,7 @@ def run() -> list[tuple[str, float, str]]:
             started_by=user,
         )
         numbers, divided = _timed(lambda: draw.prepare(job.pk))
-        _, seated = _timed(lambda: [draw.draw_one_group(job.pk, n) for n in numbers])
+        completing, seated = _timed(lambda: _draw_groups(job.pk, numbers))
         wrote, persisted = _timed(lambda: draw.finish(job.pk))
         job.refresh_from_db()
         groups = Group.objects.filter(stage=stage).count()
@@ -131,7 +151,11 @@ def run() -> list[tuple[str, float, str]]:
                 + ("" if wrote else " (finish wrote nothing)"),
             ),
             ("  division (prepare)", divided, f"{len(numbers):,} groups to seat"),
-            ("  seat every group (draw_one_group each)", seated, "engine step 2 + one row"),
+            (
+                f"  seat every group (draw_one_group, {WORKERS} worker processes)",
+                seated,
+                f"engine step 2 + one row; {completing} task(s) completed the job",
+            ),
             ("  persist groups, seats, games (finish)", persisted, f"digest {job.digest[:16]}"),
             (
                 f"recompute and store one group of {first.size} ({len(finished)} games)",
