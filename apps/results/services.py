@@ -65,8 +65,8 @@ def enter_result(
         if game.group.is_closed:
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
-                f"Group {game.group.number} is closed; an organizer can reopen it for a "
-                "correction.",
+                _("Group %(number)s is closed; an organizer can reopen it for a correction.")
+                % {"number": game.group.number},
             )
         if game.version != expected_version:
             raise ActionError(
@@ -125,7 +125,9 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
         games = list(
             Game.objects.select_for_update(of=("self",))
             .select_related("group")
-            .filter(group__stage=entry.stage)
+            # The group the entrant sits in (one seat per stage), then their games in it:
+            # games are indexed by group, not by player.
+            .filter(group__seats__stage=entry.stage, group__seats__entrant=entry.entrant)
             .filter(Q(white=entry.entrant) | Q(black=entry.entrant))
             .order_by("number")
         )
