@@ -408,8 +408,8 @@ class EntrantLinkView(APIView):
         entrant = get_object_or_404(Entrant, tournament=tournament, code=code)
         player = None
         if username.strip():
-            player = get_user_model().objects.filter(username=username.strip(), is_active=True)
-            player = player.first()
+            users = get_user_model().objects.filter(is_active=True)
+            player = users.filter(username=username.strip()).first()
             if player is None:
                 raise serializers.ValidationError(
                     {"username": _("There is no user %(name)r.") % {"name": username}}

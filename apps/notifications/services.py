@@ -17,6 +17,7 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -93,12 +94,10 @@ class Recipient:
     user_id: int | None
 
 
-def entrant_recipients(kind: str, entrant_ids: Iterable[int]) -> dict[int, Recipient]:
-    """The entrants (by id) who get an e-mail of ``kind``: a deliverable address and the kind
-    not turned off (two queries)."""
-    rows = Entrant.objects.filter(pk__in=set(entrant_ids)).values_list(
-        "pk", "email", "user_id", "user__email"
-    )
+def entrant_recipients(kind: str, entrants: QuerySet[Entrant]) -> dict[int, Recipient]:
+    """The ``entrants`` (by id) who get an e-mail of ``kind``: a deliverable address and the
+    kind not turned off (two queries)."""
+    rows = entrants.values_list("pk", "email", "user_id", "user__email")
     found = {
         pk: Recipient(pk, (email or user_email or "").strip(), user_id)
         for pk, email, user_id, user_email in rows
@@ -126,11 +125,16 @@ def _td_name(user) -> str:
 @in_site_language
 def start_list_messages(group_id: int) -> list[Message]:
     """Every player of the group with an address gets their seat, their opponents with
-    colours and contacts, and the TD's contact (four queries for the whole group)."""
+    colours and contacts, and the TD's contact (five queries for the whole group; two when
+    no player of the group gets one)."""
+    recipients = entrant_recipients(
+        Kind.START_LIST, Entrant.objects.filter(seats__group_id=group_id)
+    )
+    if not recipients:
+        return []
     group = Group.objects.select_related("stage__tournament", "td").get(pk=group_id)
     stage, tournament = group.stage, group.stage.tournament
     lines = group_lines(group)
-    recipients = entrant_recipients(Kind.START_LIST, (line.seat.entrant_id for line in lines))
     group_url = absolute_url(group.get_absolute_url())
     messages = []
     for line in lines:
@@ -195,7 +199,9 @@ def result_messages(game_id: int, version: int) -> list[Message]:
     )
     data = event.data if event else {}
     group = game.group
-    recipients = entrant_recipients(Kind.RESULT, (game.white_id, game.black_id))
+    recipients = entrant_recipients(
+        Kind.RESULT, Entrant.objects.filter(pk__in=[game.white_id, game.black_id])
+    )
     messages = []
     for me, opponent, colour in ((game.white, game.black, "W"), (game.black, game.white, "B")):
         recipient = recipients.get(me.pk)
@@ -263,7 +269,9 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
     by_opponent: dict[int, list[Game]] = defaultdict(list)
     for game in games:
         by_opponent[game.black_id if game.white_id == withdrawn.pk else game.white_id].append(game)
-    recipients = entrant_recipients(Kind.RESULT, [withdrawn.pk, *by_opponent])
+    recipients = entrant_recipients(
+        Kind.RESULT, Entrant.objects.filter(pk__in=[withdrawn.pk, *by_opponent])
+    )
     common = {
         "withdrawn": withdrawn,
         "stage": entry.stage,
