@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
@@ -208,14 +209,14 @@ def _open_stage(stage: Stage) -> Stage:
     if stage.status not in (Stage.Status.PUBLISHED, Stage.Status.CLOSED):
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            "Qualification starts once the stage is in play; it is "
-            f"{stage.get_status_display().lower()}.",
+            _("Qualification starts once the stage is in play; it is %(status)s.")
+            % {"status": stage.get_status_display().lower()},
         )
     following = next_stage(stage)
     if following is not None and following.entries.exists():
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            "The qualification is confirmed already: the next stage has its entrants.",
+            _("The qualification is confirmed already: the next stage has its entrants."),
         )
     return stage
 
@@ -226,7 +227,10 @@ def set_rule(
     """Set how the stage's entrants qualify for the next one (before confirming)."""
     require_organizer(user, stage.tournament)
     if rule and rule not in Stage.QualifyRule.values:
-        raise ActionError(ErrorCode.INVALID_INPUT, f"{rule!r} is not a qualification rule.")
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("%(rule)r is not a qualification rule.") % {"rule": rule},
+        )
     try:
         if rule:
             exact = Fraction(str(value))
@@ -236,7 +240,8 @@ def set_rule(
             value = None
     except (ArithmeticError, ValueError) as error:
         raise ActionError(
-            ErrorCode.INVALID_INPUT, f"The rule's value is not valid: {error}"
+            ErrorCode.INVALID_INPUT,
+            _("The rule's value is not valid: %(error)s") % {"error": error},
         ) from error
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
@@ -244,7 +249,7 @@ def set_rule(
         if following is not None and following.entries.exists():
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
-                "The qualification is confirmed already; its rule can no longer change.",
+                _("The qualification is confirmed already; its rule can no longer change."),
             )
         stage.qualify_rule, stage.qualify_value = rule, value
         stage.qualify_relative = bool(rule) and relative
@@ -280,7 +285,7 @@ def add_prequalified(
     if not code or not reason:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
-            "Give the entrant's code and the reason they are pre-qualified.",
+            _("Give the entrant's code and the reason they are pre-qualified."),
         )
     with transaction.atomic():
         stage = _open_stage(stage)
@@ -289,8 +294,11 @@ def add_prequalified(
             if not name or len(nation) != 3:
                 raise ActionError(
                     ErrorCode.INVALID_INPUT,
-                    f"No entrant has the code {code}; give a name and a three-letter nation "
-                    "to register them.",
+                    _(
+                        "No entrant has the code %(code)s; give a name and a three-letter "
+                        "nation to register them."
+                    )
+                    % {"code": code},
                 )
             entrant = Entrant.objects.create(
                 tournament=stage.tournament,
@@ -303,7 +311,8 @@ def add_prequalified(
             )
         if Adjustment.objects.filter(stage=stage, entrant=entrant).exists():
             raise ActionError(
-                ErrorCode.CONFLICT, f"{entrant.name} is on the list of changes already."
+                ErrorCode.CONFLICT,
+                _("%(name)s is on the list of changes already.") % {"name": entrant.name},
             )
         adjustment = Adjustment.objects.create(
             stage=stage,
@@ -328,7 +337,7 @@ def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
     require_organizer(user, stage.tournament)
     code, reason = code.strip(), reason.strip()
     if not reason:
-        raise ActionError(ErrorCode.INVALID_INPUT, "Give a reason (e.g. the player's message).")
+        raise ActionError(ErrorCode.INVALID_INPUT, _("Give a reason (e.g. the player's message)."))
     with transaction.atomic():
         stage = _open_stage(stage)
         entry = (
@@ -337,10 +346,14 @@ def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
             .first()
         )
         if entry is None:
-            raise ActionError(ErrorCode.NOT_FOUND, f"No entrant of this stage has the code {code}.")
+            raise ActionError(
+                ErrorCode.NOT_FOUND,
+                _("No entrant of this stage has the code %(code)s.") % {"code": code},
+            )
         if Adjustment.objects.filter(stage=stage, entrant=entry.entrant).exists():
             raise ActionError(
-                ErrorCode.CONFLICT, f"{entry.entrant.name} is on the list of changes already."
+                ErrorCode.CONFLICT,
+                _("%(name)s is on the list of changes already.") % {"name": entry.entrant.name},
             )
         adjustment = Adjustment.objects.create(
             stage=stage,

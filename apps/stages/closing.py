@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.core.audit import record
 from apps.core.errors import ActionError, ErrorCode
@@ -79,10 +81,12 @@ def open_games(group: Group) -> list[Game]:
 
 
 def _in_play(stage: Stage, doing: str) -> None:
+    """Refuse unless the stage is in play; ``doing`` names the action (translated)."""
     if stage.status != Stage.Status.PUBLISHED:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            f"Cannot {doing}: the stage is {stage.get_status_display().lower()}, not in play.",
+            _("Cannot %(action)s: the stage is %(status)s, not in play.")
+            % {"action": doing, "status": stage.get_status_display().lower()},
         )
 
 
@@ -99,19 +103,32 @@ def close_group(user, group: Group) -> Group:
     with transaction.atomic():
         group = _locked_group(group)
         require_result_entry(user, group)
-        _in_play(group.stage, f"close group {group.number}")
+        _in_play(group.stage, _("close group %(number)s") % {"number": group.number})
         if group.is_closed:
-            raise ActionError(ErrorCode.WRONG_STATUS, f"Group {group.number} is closed already.")
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("Group %(number)s is closed already.") % {"number": group.number},
+            )
         missing = open_games(group)
         if missing:
             listed = ", ".join(
                 f"{g.number} ({g.white.name} – {g.black.name})" for g in missing[:LISTED]
             )
-            more = f" and {len(missing) - LISTED} more" if len(missing) > LISTED else ""
+            if len(missing) > LISTED:
+                listed = _("%(listed)s and %(count)s more") % {
+                    "listed": listed,
+                    "count": len(missing) - LISTED,
+                }
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
-                f"Group {group.number} still has {len(missing)} game(s) without a result: "
-                f"{listed}{more}. Enter them (adjudicated results count) before closing.",
+                ngettext(
+                    "Group %(number)s still has %(count)s game without a result: %(games)s. "
+                    "Enter it (adjudicated results count) before closing.",
+                    "Group %(number)s still has %(count)s games without a result: %(games)s. "
+                    "Enter them (adjudicated results count) before closing.",
+                    len(missing),
+                )
+                % {"number": group.number, "count": len(missing), "games": listed},
                 [{"game": g.pk, "number": g.number} for g in missing],
             )
         group.closed_at = timezone.now()
@@ -126,12 +143,15 @@ def reopen_group(user, group: Group, reason: str) -> Group:
     require_organizer(user, group.stage.tournament)
     reason = reason.strip()
     if not reason:
-        raise ActionError(ErrorCode.INVALID_INPUT, "Give a reason for reopening the group.")
+        raise ActionError(ErrorCode.INVALID_INPUT, _("Give a reason for reopening the group."))
     with transaction.atomic():
         group = _locked_group(group)
-        _in_play(group.stage, f"reopen group {group.number}")
+        _in_play(group.stage, _("reopen group %(number)s") % {"number": group.number})
         if not group.is_closed:
-            raise ActionError(ErrorCode.WRONG_STATUS, f"Group {group.number} is not closed.")
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("Group %(number)s is not closed.") % {"number": group.number},
+            )
         group.closed_at, group.closed_by = None, None
         group.save(update_fields=["closed_at", "closed_by"])
         record("group.reopened", user, stage=group.stage, group=group, reason=reason)
@@ -147,10 +167,10 @@ def send_to_adjudication(user, stage: Stage) -> int:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
-        _in_play(stage, "send games to adjudication")
+        _in_play(stage, _("send games to adjudication"))
         count = Game.objects.filter(group__stage=stage, result="").count()
         if not count:
-            raise ActionError(ErrorCode.INVALID_INPUT, "Every game has a result already.")
+            raise ActionError(ErrorCode.INVALID_INPUT, _("Every game has a result already."))
         stage.adjudication_requested_at = timezone.now()
         stage.save(update_fields=["adjudication_requested_at"])
         record("stage.sent_to_adjudication", user, stage=stage, games=count)
@@ -163,18 +183,29 @@ def close_stage(user, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
-        _in_play(stage, "close the stage")
+        _in_play(stage, _("close the stage"))
         progress = group_progress(stage)
         unfinished = [p for p in progress if not p.complete]
         if unfinished:
             listed = ", ".join(
-                f"{p.group.number} ({p.open_games} open)" for p in unfinished[:LISTED]
+                _("%(number)s (%(count)s open)") % {"number": p.group.number, "count": p.open_games}
+                for p in unfinished[:LISTED]
             )
-            more = f" and {len(unfinished) - LISTED} more" if len(unfinished) > LISTED else ""
+            if len(unfinished) > LISTED:
+                listed = _("%(listed)s and %(count)s more") % {
+                    "listed": listed,
+                    "count": len(unfinished) - LISTED,
+                }
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
-                f"{len(unfinished)} group(s) still have games without a result: {listed}{more}. "
-                "Wait for them or send the remaining games to adjudication.",
+                ngettext(
+                    "%(count)s group still has games without a result: %(groups)s. Wait for it "
+                    "or send the remaining games to adjudication.",
+                    "%(count)s groups still have games without a result: %(groups)s. Wait for "
+                    "them or send the remaining games to adjudication.",
+                    len(unfinished),
+                )
+                % {"count": len(unfinished), "groups": listed},
                 [{"group": p.group.number, "open_games": p.open_games} for p in unfinished],
             )
         now = timezone.now()
