@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import error_responses
-from apps.core.permissions import visible_stages_filter
+from apps.core.permissions import require_organizer, visible_stages_filter
 from apps.groups.models import Group
 from apps.stages import closing
 from apps.stages.api import StageSerializer, stage_for_action, stage_for_reading
@@ -302,6 +302,7 @@ class ReopenGroupView(APIView):
     )
     def post(self, request, pk: int) -> Response:
         group = _group(request, pk)
+        require_organizer(request.user, group.stage.tournament)  # 403 before a 400 on the body
         params = ReasonSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         group = closing.reopen_group(request.user, group, params.validated_data["reason"])
