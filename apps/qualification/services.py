@@ -53,19 +53,23 @@ def describe_rule(stage: Stage) -> str:
     """The rule in a sentence, e.g. "the top 20 % of each group (rounded half up)"."""
     spec = rule_spec(stage)
     if spec is None:
-        return "No qualification rule is set."
+        return _("No qualification rule is set.")
     value = q.format_points(spec.value)
     if spec.rule is q.Rule.THRESHOLD:
         if spec.relative:
-            return f"{value} of the games' points or more (share of T)"
-        return f"{value} points or more"
+            return _("%(value)s of the games' points or more (share of T)") % {"value": value}
+        return _("%(value)s points or more") % {"value": value}
     if spec.rule is q.Rule.LOSS_CAP:
-        return f"at most {value} points lost over this and the earlier stages"
-    amount = f"{value} %" if spec.relative else value
-    rounding = " (rounded half up)" if spec.relative else ""
+        return _("at most %(value)s points lost over this and the earlier stages") % {
+            "value": value
+        }
     if spec.rule is q.Rule.TOP_PER_GROUP:
-        return f"the top {amount} of each group{rounding}"
-    return f"the top {amount} of the unified ranking{rounding}"
+        if spec.relative:
+            return _("the top %(value)s %% of each group (rounded half up)") % {"value": value}
+        return _("the top %(value)s of each group") % {"value": value}
+    if spec.relative:
+        return _("the top %(value)s %% of the unified ranking (rounded half up)") % {"value": value}
+    return _("the top %(value)s of the unified ranking") % {"value": value}
 
 
 def lot_seed(stage: Stage) -> str:
@@ -180,15 +184,15 @@ def preview(stage: Stage) -> Preview:
     confirmed = bool(following and following.entries.exists())
     blockers = []
     if spec is None:
-        blockers.append("Set the stage's qualification rule first.")
+        blockers.append(_("Set the stage's qualification rule first."))
     if following is None:
-        blockers.append("The tournament has no next stage to qualify for.")
+        blockers.append(_("The tournament has no next stage to qualify for."))
     if stage.status != Stage.Status.CLOSED:
-        blockers.append("Close the stage first: qualifiers are final only then.")
+        blockers.append(_("Close the stage first: qualifiers are final only then."))
     if Group.objects.filter(stage=stage, standings_pending=True).exists():
-        blockers.append("Standings are being recomputed; reload in a few seconds.")
+        blockers.append(_("Standings are being recomputed; reload in a few seconds."))
     if confirmed:
-        blockers.append("The qualification is confirmed: the next stage has its entrants.")
+        blockers.append(_("The qualification is confirmed: the next stage has its entrants."))
     return Preview(
         stage=stage,
         next_stage=following,
