@@ -389,8 +389,8 @@ def confirm(user, stage: Stage) -> Stage:
         result = preview(stage)
         if following is not None and following.status != Stage.Status.DRAFT:
             result.blockers.append(
-                f"The next stage is {following.get_status_display().lower()}, not open for "
-                "entrants."
+                _("The next stage is %(status)s, not open for entrants.")
+                % {"status": following.get_status_display().lower()}
             )
         if result.blockers:
             raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
