@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from apps.entrants.services import import_entrants
-from apps.qualification.services import confirm, set_rule
+from apps.qualification.services import confirm, decline, set_rule
+from apps.qualification.services import preview as qualification_preview
 from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
@@ -41,13 +42,38 @@ def _drawn(user, stage: Stage, seed: str) -> Stage:
     return stage
 
 
-def _played_to_the_end(user, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
+def _played_to_the_end(
+    user, stage: Stage, rule: str, value: int, relative: bool, one_group_next: bool = False
+) -> Stage:
     """Finish every game (with a few withdrawals), close the stage and confirm its
     qualifiers; returns the next stage, ready to draw."""
     simulate_results(user, stage, share=1.0, seed=f"demo {stage.tournament.slug} {stage.order}")
     stage = set_rule(user, stage, rule=rule, value=value, relative=relative)
     stage = close_stage(user, stage)
+    if one_group_next:
+        _one_place_per_person(user, stage)
     return confirm(user, stage)
+
+
+def _one_place_per_person(user, stage: Stage) -> None:
+    """A final of one group has no room for two entries of one person (they would have to
+    play each other): the lower entry declines and the next reserve takes the place."""
+    while True:
+        preview = qualification_preview(stage)
+        seen: set[str] = set()
+        for decision in preview.outcome.qualifiers:
+            entrant = preview.entrants[decision.candidate.id]
+            if entrant.person in seen:
+                decline(
+                    user,
+                    stage,
+                    code=entrant.code,
+                    reason="holds a higher place in the final: one entry per person",
+                )
+                break
+            seen.add(entrant.person)
+        else:
+            return
 
 
 def create_demo_cup(log=print) -> Tournament:
@@ -108,7 +134,9 @@ def create_demo_masters(log=print) -> Tournament:
     import_entrants(user, preliminary, entrants_csv(make_entrants(315, "demo-masters")))
     close_registration(user, preliminary)
     preliminary = _drawn(user, preliminary, f"{DEMO_SEED} masters")
-    final = _played_to_the_end(user, preliminary, "top_overall", 11, relative=False)
+    final = _played_to_the_end(
+        user, preliminary, "top_overall", 11, relative=False, one_group_next=True
+    )
     final = _drawn(user, final, f"{DEMO_SEED} masters final")
     simulate_results(user, final, share=0.2, withdrawals=0, seed="demo-masters final")
     log("Demo Masters: preliminary closed, round-robin final of 11 drawn and in play.")
