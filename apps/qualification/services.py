@@ -193,6 +193,8 @@ def preview(stage: Stage) -> Preview:
         blockers.append(_("Standings are being recomputed; reload in a few seconds."))
     if confirmed:
         blockers.append(_("The qualification is confirmed: the next stage has its entrants."))
+    elif outcome and following is not None:
+        blockers += _crowded_persons(outcome, adjustments, entrants, following)
     return Preview(
         stage=stage,
         next_stage=following,
@@ -205,6 +207,29 @@ def preview(stage: Stage) -> Preview:
         blockers=blockers,
         confirmed=confirmed,
     )
+
+
+def _crowded_persons(
+    outcome: q.Outcome, adjustments: list[Adjustment], entrants: dict, following: Stage
+) -> list[str]:
+    """One person's entries must sit in different groups: a person holding more places than
+    the next stage will have groups stops the confirmation (the draw could not seat them)."""
+    ids = {d.candidate.id for d in outcome.qualifiers}
+    ids |= {a.entrant_id for a in adjustments if a.kind == Adjustment.Kind.PREQUALIFIED}
+    groups = max(1, len(ids) // following.min_group_size)
+    places: dict[str, list[str]] = {}
+    for entrant_id in sorted(ids):
+        entrant = entrants[entrant_id]
+        places.setdefault(entrant.person, []).append(entrant.code)
+    return [
+        _(
+            "Person %(person)s holds %(count)s places (%(codes)s) but the next stage will have "
+            "%(groups)s group(s): let one entry decline."
+        )
+        % {"person": person, "count": len(codes), "codes": ", ".join(codes), "groups": groups}
+        for person, codes in places.items()
+        if len(codes) > groups
+    ]
 
 
 def _open_stage(stage: Stage) -> Stage:

@@ -6,7 +6,7 @@ import pytest
 
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.entrants.models import StageEntry
+from apps.entrants.models import Entrant, StageEntry
 from apps.qualification import services
 from apps.results.simulate import simulate_results
 from apps.stages import closing
@@ -136,3 +136,27 @@ def test_a_loss_cap_counts_the_earlier_stages(played, organizer):
     for decision in services.preview(semifinal).outcome.qualifiers:
         c = decision.candidate
         assert c.finished - c.points + c.earlier_lost <= 6
+
+
+def test_a_person_with_more_places_than_the_next_stage_has_groups_must_let_one_decline(
+    played, organizer
+):
+    played = services.set_rule(organizer, played, rule="top_overall", value=11)
+    played = closing.close_stage(organizer, played)
+    first, second = services.preview(played).outcome.qualifiers[:2]
+    entrants = services.preview(played).entrants
+    Entrant.objects.filter(pk=second.candidate.id).update(
+        person=entrants[first.candidate.id].person
+    )
+
+    preview = services.preview(played)  # 11 qualifiers: one semifinal group of 11
+
+    assert any("holds 2 places" in b for b in preview.blockers), preview.blockers
+    with pytest.raises(ActionError, match="holds 2 places"):
+        services.confirm(organizer, played)
+    services.decline(
+        organizer, played, code=entrants[second.candidate.id].code, reason="one entry per person"
+    )
+    assert services.preview(played).can_confirm
+    semifinal = services.confirm(organizer, played)
+    assert semifinal.entries.count() == 11
