@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -178,7 +179,7 @@ def qualification(request: HttpRequest, slug: str, order: int) -> HttpResponse:
                     "value": _plain(stage.qualify_value),
                     "relative": stage.qualify_relative,
                     "seed": stage.lot_seed,
-                }
+                },
             ),
             "prequalified_form": PrequalifiedForm(auto_id="prequalified_%s"),
             "decline_form": DeclineForm(auto_id="decline_%s"),
@@ -256,45 +257,34 @@ CSV_HEADER = ["status", "rank", "group", "code", "name", "nation", "rating", "po
 
 
 def qualification_csv_text(preview: services.Preview) -> str:
-    """The qualification list as CSV: qualifiers, pre-qualified entrants, then reserves."""
+    """The qualification list as CSV: qualifiers, pre-qualified entrants, then reserves
+    (points as exact decimals)."""
+    outcome = preview.outcome
+
+    def decision_row(d: q.Decision) -> list:
+        e, points = preview.entrants[d.candidate.id], d.candidate.points
+        return [
+            d.status.value,
+            d.rank,
+            d.candidate.group,
+            e.code,
+            e.name,
+            e.nation,
+            e.rating or "",
+            Decimal(points.numerator) / points.denominator,
+            d.reason,
+        ]
+
+    def prequalified_row(a) -> list:
+        e = a.entrant
+        return ["prequalified", "", "", e.code, e.name, e.nation, e.rating or "", "", a.reason]
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
-    decisions = [
-        *(preview.outcome.qualifiers if preview.outcome else []),
-        *(preview.outcome.reserves if preview.outcome else []),
-    ]
-    rows = []
-    for d in decisions:
-        e = preview.entrants[d.candidate.id]
-        rows.append(
-            [
-                d.status.value,
-                d.rank,
-                d.candidate.group,
-                e.code,
-                e.name,
-                e.nation,
-                e.rating or "",
-                q.format_points(d.candidate.points),
-                d.reason,
-            ]
-        )
-    rows[len(preview.outcome.qualifiers if preview.outcome else []) : 0] = [
-        [
-            "prequalified",
-            "",
-            "",
-            a.entrant.code,
-            a.entrant.name,
-            a.entrant.nation,
-            a.entrant.rating or "",
-            "",
-            a.reason,
-        ]
-        for a in preview.prequalified
-    ]
-    writer.writerows(rows)
+    writer.writerows(decision_row(d) for d in (outcome.qualifiers if outcome else []))
+    writer.writerows(prequalified_row(a) for a in preview.prequalified)
+    writer.writerows(decision_row(d) for d in (outcome.reserves if outcome else []))
     return out.getvalue()
 
 
