@@ -18,11 +18,12 @@ class Game(models.Model):
         BLACK_FORFEIT_WIN = "-+", _("−+ (forfeit)")
         DOUBLE_FORFEIT = "--", _("−− (both forfeit)")
 
-    # What reads games: a group's games, by (group, number), the index of game_number_unique;
-    # a player's games in given groups, by (group, white), the index of game_pair_unique, and
-    # (group, black), game_group_black. These grow in the order a draw writes its games, so
-    # they are cheap to fill; an index on white or black alone sent each of a draw's games to
-    # a random page of it, and cost more than all the other indexes together.
+    # One index besides the key: (group, number), that of game_number_unique. Every read of
+    # games names their group: a group's games, or a player's games in given groups (at most
+    # a few hundred rows each to filter). A draw writes its games in this index's order, so
+    # it is cheap to fill, while each index on white, black or (group, white, black) took a
+    # draw's write longer than the table itself. Deleting an entrant (never done by the
+    # application; the ORM cascades to their games) scans the games.
     #
     # No database-level foreign keys: a draw writes 500,000 games at once, and checking a key
     # costs a query per row, half of that write for the group's key alone. Games are written
@@ -60,12 +61,10 @@ class Game(models.Model):
         ordering = ["group", "number"]
         constraints = [
             models.UniqueConstraint(fields=["group", "number"], name="game_number_unique"),
-            models.UniqueConstraint(fields=["group", "white", "black"], name="game_pair_unique"),
             models.CheckConstraint(
                 condition=~models.Q(white=models.F("black")), name="game_two_players"
             ),
         ]
-        indexes = [models.Index(fields=["group", "black"], name="game_group_black")]
 
     def __str__(self) -> str:
         return f"{self.white.code}–{self.black.code} {self.result or '…'}"

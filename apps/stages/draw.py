@@ -14,6 +14,7 @@ the tables, never a part; the organizer can start the draw again.
 
 from __future__ import annotations
 
+import json
 import logging
 
 from django.db import connection, transaction
@@ -194,17 +195,17 @@ def _store_group(row_id: int, job_id: int, payload: dict) -> tuple[int, int]:
     commit together or not at all, and a concurrent repeat of the group waits for the row
     and then finds it stored.
     """
-    field = DrawJobGroup._meta.get_field("payload")
     if connection.vendor == "postgresql":
         quote = connection.ops.quote_name
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)} SET payload = %s"
-                " WHERE id = %s AND payload IS NULL RETURNING id)"
+                f"WITH stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)}"
+                " SET payload = CAST(%s AS jsonb) WHERE id = %s AND payload IS NULL RETURNING id)"
                 f" UPDATE {quote(DrawJob._meta.db_table)}"
                 " SET done_groups = done_groups + (SELECT count(*) FROM stored)"
                 " WHERE id = %s RETURNING done_groups, total_groups",
-                [field.get_db_prep_save(payload, connection), row_id, job_id],
+                # JSON text: half the cost of adapting the dict as a jsonb parameter
+                [json.dumps(payload, separators=(",", ":")), row_id, job_id],
             )
             return cursor.fetchone()
     with transaction.atomic():
