@@ -8,7 +8,7 @@ from io import StringIO
 from django.conf import settings
 from django.core import mail
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from apps.entrants.models import StageEntry
 from apps.notifications import tasks
@@ -118,3 +118,12 @@ def test_celery_beat_runs_the_digest_task_every_morning():
     assert entry["task"] in app.tasks
     assert entry["task"] == tasks.send_td_digests.name
     assert entry["schedule"].hour == {5}
+
+
+def test_e_mails_are_written_in_the_site_language_whoever_acts(
+    world, django_capture_on_commit_callbacks
+):
+    mail.outbox.clear()
+    with translation.override("it"):  # the TD's browser asks for Italian
+        _enter(world, django_capture_on_commit_callbacks, world.player_game, "1-0")
+    assert mail.outbox and all("was entered" in m.body for m in mail.outbox)
