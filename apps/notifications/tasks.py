@@ -7,14 +7,10 @@ retried on database or mail-server errors) and sends each e-mail once (see ``del
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
-from functools import wraps
 
 from celery import shared_task
-from django.conf import settings
 from django.db import DatabaseError
-from django.utils import translation
 
 from apps.groups.models import Group
 
@@ -31,18 +27,6 @@ RETRY = {
 }
 
 
-def in_site_language(task: Callable[..., int]) -> Callable[..., int]:
-    """E-mails are written in the site's language (LANGUAGE_CODE), whoever's request queued
-    them: in-process tasks would otherwise take the language of the person acting."""
-
-    @wraps(task)
-    def run(*args, **kwargs) -> int:
-        with translation.override(settings.LANGUAGE_CODE):
-            return task(*args, **kwargs)
-
-    return run
-
-
 @shared_task(**RETRY)
 def draw_published(stage_id: int) -> int:
     """Queue one start-list task per group of the stage."""
@@ -53,19 +37,16 @@ def draw_published(stage_id: int) -> int:
 
 
 @shared_task(**RETRY)
-@in_site_language
 def send_start_lists(group_id: int) -> int:
     return send_all(services.start_list_messages(group_id))
 
 
 @shared_task(**RETRY)
-@in_site_language
 def result_changed(game_id: int, version: int) -> int:
     return send_all(services.result_messages(game_id, version))
 
 
 @shared_task(**RETRY)
-@in_site_language
 def entrant_withdrawn(entry_id: int) -> int:
     return send_all(services.withdrawal_messages(entry_id))
 
@@ -82,6 +63,5 @@ def send_td_digests(day: str | None = None) -> int:
 
 
 @shared_task(**RETRY)
-@in_site_language
 def send_td_digest(td_id: int, day: str) -> int:
     return services.send_td_digest(td_id, date.fromisoformat(day))
