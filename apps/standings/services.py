@@ -7,13 +7,14 @@ a change that lands during the recompute queues the next one.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from operator import itemgetter
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -97,6 +98,7 @@ def compute_group(group: Group) -> GroupTable:
     for entrant_id, number, gone in (
         Seat.objects.filter(group=group)
         .annotate(withdrawn=Exists(withdrawn_entry))
+        .order_by("number")  # not Seat's default order, which joins the group's stage too
         .values_list("entrant_id", "number", "withdrawn")
     ):
         seat_of[entrant_id] = number
@@ -138,11 +140,13 @@ def compute_group(group: Group) -> GroupTable:
 
 def _decimal(value) -> str:
     """A figure as text: exact for halves and quarters, else six decimals."""
-    if isinstance(value, Fraction) and value.denominator not in (1, 2, 4):
-        return f"{float(value):.6f}".rstrip("0").rstrip(".")
-    return str(
-        Decimal(value.numerator) / value.denominator if isinstance(value, Fraction) else value
-    )
+    if not isinstance(value, Fraction):
+        return str(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    if value.denominator in (2, 4):
+        return str(Decimal(value.numerator) / value.denominator)
+    return f"{float(value):.6f}".rstrip("0").rstrip(".")
 
 
 def recompute_group(group_id: int) -> int:
@@ -162,36 +166,39 @@ def recompute_group(group_id: int) -> int:
         return store_group_table(compute_group(group))
 
 
-STANDING_COLUMNS = (
-    "group_id",
-    "entrant_id",
-    "seat",
-    "position",
-    "place",
-    "points",
-    "finished",
-    "scheduled",
-    "withdrawn",
-    "figures",
-)
+# The stored row's columns after group_id, with their PostgreSQL types.
+STANDING_COLUMNS = {
+    "entrant_id": "bigint",
+    "seat": "integer",
+    "position": "integer",
+    "place": "text",
+    "points": "numeric",
+    "finished": "integer",
+    "scheduled": "integer",
+    "withdrawn": "boolean",
+    "figures": "jsonb",
+}
 
 
 def store_group_table(table: GroupTable) -> int:
-    """Replace the group's stored standings with ``table``'s rows and clear its queued mark
-    (call inside the transaction that holds the group's row lock). Returns the rows stored.
+    """Store ``table``'s rows as the group's standings and clear its queued mark; returns the
+    number of rows. Call it inside the transaction that holds the group's row lock (other
+    transactions see the mark cleared only at the commit, and a change committed meanwhile
+    waits for the lock before it can queue the next recompute).
 
-    Three statements: delete the old rows, write the new ones at once (COPY on PostgreSQL),
-    and update the group.
+    On PostgreSQL two statements, each with one JSON parameter: the first deletes the stored
+    rows whose entrant is not at the same position any more; the second updates the remaining
+    ones in place (no index or key to check: they keep group, entrant and position), inserts
+    the others and updates the group. Elsewhere, delete and insert.
     """
     group_id = table.group.pk
     rows = [
         (
-            group_id,
             s.figures.id,
             table.seat_of[s.figures.id],
             position,
             s.label,
-            Decimal(_decimal(s.figures.points)),
+            _decimal(s.figures.points),
             table.finished[s.figures.id],
             table.scheduled[s.figures.id],
             s.figures.id in table.withdrawn,
@@ -199,11 +206,44 @@ def store_group_table(table: GroupTable) -> int:
         )
         for position, s in enumerate(table.standings, start=1)
     ]
-    GroupStanding.objects.filter(group_id=group_id).delete()
-    insert_rows(GroupStanding, STANDING_COLUMNS, rows)
-    # Other transactions see the mark cleared only at commit, and a change committed
-    # meanwhile waits for the group's row lock before it can queue the next recompute.
-    Group.objects.filter(pk=group_id).update(standings_pending=False, standings_at=timezone.now())
+    now = timezone.now()
+    quote = connection.ops.quote_name
+    standings = quote(GroupStanding._meta.db_table)
+    if connection.vendor != "postgresql":
+        GroupStanding.objects.filter(group_id=group_id).delete()
+        insert_rows(
+            GroupStanding,
+            ("group_id", *STANDING_COLUMNS),
+            ((group_id, *r[:4], Decimal(r[4]), *r[5:]) for r in rows),
+        )
+        Group.objects.filter(pk=group_id).update(standings_pending=False, standings_at=now)
+        return len(rows)
+    data = json.dumps([dict(zip(STANDING_COLUMNS, r, strict=True)) for r in rows])
+    new_rows = "jsonb_to_recordset(%s) AS r({})".format(
+        ", ".join(f"{quote(c)} {t}" for c, t in STANDING_COLUMNS.items())
+    )
+    kept = [c for c in STANDING_COLUMNS if c not in ("entrant_id", "position")]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
+            " NOT IN (SELECT key::bigint, value::integer FROM jsonb_each_text(%s))",
+            [group_id, json.dumps({r[0]: r[2] for r in rows})],
+        )
+        # One snapshot for the whole statement: the rows left by the delete are updated,
+        # and the new rows are those whose entrant has no row left.
+        cursor.execute(
+            f"WITH r AS (SELECT * FROM {new_rows}),"
+            f" marked AS (UPDATE {quote(Group._meta.db_table)}"
+            " SET standings_pending = false, standings_at = %s WHERE id = %s),"
+            f" updated AS (UPDATE {standings} s SET "
+            + ", ".join(f"{quote(c)} = r.{quote(c)}" for c in kept)
+            + " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)"
+            f" INSERT INTO {standings} (group_id, {', '.join(map(quote, STANDING_COLUMNS))})"
+            f" SELECT %s, {', '.join('r.' + quote(c) for c in STANDING_COLUMNS)} FROM r"
+            f" WHERE NOT EXISTS (SELECT FROM {standings} s"
+            " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
+            [data, now, group_id, group_id, group_id, group_id],
+        )
     return len(rows)
 
 
