@@ -163,6 +163,26 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "accounts/invitations.html", context, status=status)
 
 
+def _accept_or_join(request: HttpRequest, form: AccountForm, *, accept, join) -> int:
+    """The POST of an e-mailed link's page: a signed-in user accepts the link, a visitor
+    creates an account with it (and is signed in). Returns the page's status, 200 if done."""
+    try:
+        if request.user.is_authenticated:
+            accept(request.user)
+        elif form.is_valid():
+            user = join(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+            )
+            login(request, user)
+        else:
+            return 400
+    except ActionError as error:
+        _refused(request, error)
+        return error.http_status
+    return 200
+
+
 def invitation(request: HttpRequest, token: str) -> HttpResponse:
     """The page of an e-mailed invitation: accept it signed in, or create an account."""
     try:
@@ -172,21 +192,12 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
     form = AccountForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
-        try:
-            if request.user.is_authenticated:
-                services.accept_invitation(request.user, token)
-            elif form.is_valid():
-                user = services.join_by_invitation(
-                    token,
-                    username=form.cleaned_data["username"],
-                    password=form.cleaned_data["password1"],
-                )
-                login(request, user)
-            else:
-                status = 400
-        except ActionError as error:
-            _refused(request, error)
-            status = error.http_status
+        status = _accept_or_join(
+            request,
+            form,
+            accept=lambda user: services.accept_invitation(user, token),
+            join=lambda **account: services.join_by_invitation(token, **account),
+        )
         if status == 200:
             messages.success(
                 request,
@@ -231,21 +242,12 @@ def claim(request: HttpRequest, token: str) -> HttpResponse:
     form = AccountForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
-        try:
-            if request.user.is_authenticated:
-                services.claim_entry(request.user, token)
-            elif form.is_valid():
-                user = services.join_by_claim(
-                    token,
-                    username=form.cleaned_data["username"],
-                    password=form.cleaned_data["password1"],
-                )
-                login(request, user)
-            else:
-                status = 400
-        except ActionError as error:
-            _refused(request, error)
-            status = error.http_status
+        status = _accept_or_join(
+            request,
+            form,
+            accept=lambda user: services.claim_entry(user, token),
+            join=lambda **account: services.join_by_claim(token, **account),
+        )
         if status == 200:
             messages.success(
                 request,

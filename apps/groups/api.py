@@ -267,6 +267,21 @@ class GroupFilter(django_filters.FilterSet):
         fields = ["stage"]
 
 
+def group_for_reading(request, pk: int) -> Group:
+    """A group of a stage the user may see, or 404 (unpublished stages do not exist for the
+    public)."""
+    group = (
+        Group.objects.filter(visible_stages_filter(request.user, "stage__"), pk=pk)
+        .select_related("stage__tournament")
+        .first()
+    )
+    if group is None:
+        raise NotFound(
+            _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
+        )
+    return group
+
+
 @extend_schema_view(
     list=extend_schema(responses={200: GroupSerializer(many=True), **error_responses(400)}),
     retrieve=extend_schema(responses={200: GroupDetailSerializer, **error_responses(404)}),

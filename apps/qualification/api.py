@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db.models import Q
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import error_responses
-from apps.core.permissions import require_organizer, visible_stages_filter
-from apps.groups.models import Group
+from apps.core.permissions import require_organizer
+from apps.groups.api import group_for_reading
 from apps.stages import closing
 from apps.stages.api import StageSerializer, stage_for_action, stage_for_reading
 from apps.standings import qualification as q
@@ -268,19 +266,6 @@ class AdjudicationView(APIView):
         return Response({"games": count})
 
 
-def _group(request, pk: int) -> Group:
-    group = (
-        Group.objects.filter(Q(pk=pk) & visible_stages_filter(request.user, "stage__"))
-        .select_related("stage__tournament")
-        .first()
-    )
-    if group is None:
-        raise NotFound(
-            _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
-        )
-    return group
-
-
 class CloseGroupView(APIView):
     """Close a group whose games all have a result (its TD or an organizer). Refused with
     the games still open listed in ``details``."""
@@ -289,7 +274,7 @@ class CloseGroupView(APIView):
         request=None, responses={200: GroupClosingSerializer, **error_responses(403, 404, 409)}
     )
     def post(self, request, pk: int) -> Response:
-        group = closing.close_group(request.user, _group(request, pk))
+        group = closing.close_group(request.user, group_for_reading(request, pk))
         return Response(GroupClosingSerializer(group).data)
 
 
@@ -301,7 +286,7 @@ class ReopenGroupView(APIView):
         responses={200: GroupClosingSerializer, **error_responses(400, 403, 404, 409)},
     )
     def post(self, request, pk: int) -> Response:
-        group = _group(request, pk)
+        group = group_for_reading(request, pk)
         require_organizer(request.user, group.stage.tournament)  # 403 before a 400 on the body
         params = ReasonSerializer(data=request.data)
         params.is_valid(raise_exception=True)

@@ -5,7 +5,6 @@ tournament's organizers enter results; organizers name TDs."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -23,7 +22,7 @@ from apps.core.permissions import (
     visible_stages_filter,
 )
 from apps.entrants.models import StageEntry
-from apps.groups.api import GroupSerializer, PublicEntrantSerializer
+from apps.groups.api import GroupSerializer, PublicEntrantSerializer, group_for_reading
 from apps.groups.models import Group
 from apps.groups.services import assign_td
 from apps.stages.api import stage_for_reading
@@ -272,15 +271,7 @@ class GroupDirectorView(APIView):
         responses={200: GroupSerializer, **error_responses(400, 403, 404)},
     )
     def post(self, request, pk: int) -> Response:
-        group = (
-            Group.objects.filter(Q(pk=pk) & visible_stages_filter(request.user, "stage__"))
-            .select_related("stage__tournament")
-            .first()
-        )
-        if group is None:
-            raise NotFound(
-                _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
-            )
+        group = group_for_reading(request, pk)
         require_organizer(request.user, group.stage.tournament)
         params = DirectorRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)

@@ -9,18 +9,14 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db.models import QuerySet
-from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import Pagination, error_responses
-from apps.core.permissions import visible_stages_filter
-from apps.groups.api import PublicEntrantSerializer
-from apps.groups.models import Group
+from apps.groups.api import PublicEntrantSerializer, group_for_reading
 from apps.stages.api import stage_for_reading
 
 from .crosstable import Crosstable, Row, build
@@ -122,19 +118,6 @@ class RankingRowSerializer(serializers.Serializer):
 # ---------------------------------------------------------------------------
 # Views
 # ---------------------------------------------------------------------------
-
-
-def group_for_reading(request, pk: int) -> Group:
-    group = (
-        Group.objects.filter(visible_stages_filter(request.user, "stage__"), pk=pk)
-        .select_related("stage__tournament")
-        .first()
-    )
-    if group is None:
-        raise NotFound(
-            _("There is no group %(id)s, or its stage is not published yet.") % {"id": pk}
-        )
-    return group
 
 
 def _entrant(row: Row) -> dict:
