@@ -15,7 +15,6 @@ from fractions import Fraction
 from operator import itemgetter
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from apps.core.bulk import insert_rows
@@ -89,30 +88,17 @@ def compute_group(group: Group) -> GroupTable:
     stage those of the fallback keys); nothing is stored."""
     stage = group.stage
     tournament = stage.tournament
-    # The seats and, in the same query, which of their entrants have withdrawn.
-    withdrawn_entry = StageEntry.objects.filter(
-        stage_id=group.stage_id, entrant_id=OuterRef("entrant_id"), withdrawn_at__isnull=False
-    )
     seat_of: dict[int, int] = {}
     withdrawn: set[int] = set()
-    for entrant_id, number, gone in (
-        Seat.objects.filter(group=group)
-        .annotate(withdrawn=Exists(withdrawn_entry))
-        .order_by("number")  # not Seat's default order, which joins the group's stage too
-        .values_list("entrant_id", "number", "withdrawn")
-    ):
+    for entrant_id, number, gone in _seats(group):
         seat_of[entrant_id] = number
         if gone:
             withdrawn.add(entrant_id)
     records: dict[int, list[tb.Game]] = {e: [] for e in seat_of}
     finished: dict[int, int] = defaultdict(int)
     scheduled: dict[int, int] = defaultdict(int)
-    games = (
-        Game.objects.filter(group=group)
-        .order_by("updated_at", "number")
-        .values_list("white_id", "black_id", "result")
-    )
-    for white, black, result in games:
+    white_side, black_side = tb.Colour.WHITE, tb.Colour.BLACK
+    for white, black, result in _games(group):
         scheduled[white] += 1
         scheduled[black] += 1
         if not result:
@@ -120,8 +106,8 @@ def compute_group(group: Group) -> GroupTable:
         finished[white] += 1
         finished[black] += 1
         w, b, played = OUTCOMES[result]
-        records[white].append(tb.Game(black, w, played, tb.Colour.WHITE))
-        records[black].append(tb.Game(white, b, played, tb.Colour.BLACK))
+        records[white].append(tb.Game(black, w, played, white_side))
+        records[black].append(tb.Game(white, b, played, black_side))
     players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.get)]
     figures = tb.compute_figures(
         players, stage_games_per_player(stage, group), scoring=scoring(tournament)
@@ -136,6 +122,37 @@ def compute_group(group: Group) -> GroupTable:
         scheduled,
         withdrawn,
     )
+
+
+# The two reads of a recompute are plain SQL: it runs after every result, and the ORM took
+# longer to build these queries than the database to answer them.
+
+
+def _seats(group: Group) -> list[tuple[int, int, bool]]:
+    """(entrant, seat, withdrawn from the stage) for each seat of the group, by seat."""
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.entrant_id, s.number, e.withdrawn_at IS NOT NULL"
+            f" FROM {quote(Seat._meta.db_table)} s LEFT JOIN {quote(StageEntry._meta.db_table)} e"
+            " ON e.stage_id = s.stage_id AND e.entrant_id = s.entrant_id"
+            " WHERE s.group_id = %s ORDER BY s.number",
+            [group.pk],
+        )
+        return [(entrant, seat, bool(gone)) for entrant, seat, gone in cursor.fetchall()]
+
+
+def _games(group: Group) -> list[tuple[int, int, str]]:
+    """(white, black, result) for each game of the group, finished ones in the order they
+    were finished (the order matters to the FIDE 2024 rules for unplayed games)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT white_id, black_id, result"
+            f" FROM {connection.ops.quote_name(Game._meta.db_table)}"
+            " WHERE group_id = %s ORDER BY updated_at, number",
+            [group.pk],
+        )
+        return cursor.fetchall()
 
 
 def _decimal(value) -> str:
