@@ -4,8 +4,8 @@
    :class:`DrawJobGroup` row what each group's draw needs: its members as the division saw
    them, and the pairs of them who met in an earlier stage;
 2. :func:`draw_one_group` seats one group (engine step 2), reading only its row (and its
-   job's), and stores the result there while counting it on the job, in one statement; a
-   repeat finds the result stored and counted, and changes nothing;
+   job's), and stores the result there while counting it on the job (one statement on
+   PostgreSQL); a repeat finds the result stored and counted, and changes nothing;
 3. :func:`finish` replaces the stage's groups, seats and games with the job's, in one
    transaction, once every group is drawn; it runs at most once per job.
 
