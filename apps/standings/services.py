@@ -205,8 +205,9 @@ def store_group_table(table: GroupTable) -> int:
 
     On PostgreSQL two statements, each with one JSON parameter: the first deletes the stored
     rows whose entrant is not at the same position any more; the second updates the remaining
-    ones in place (no index or key to check: they keep group, entrant and position), inserts
-    the others and updates the group. Elsewhere, delete and insert.
+    ones in place (they keep group, entrant and position: no key to check, and no index to
+    change while their page has room), inserts the others and updates the group. Elsewhere,
+    delete and insert.
     """
     group_id = table.group.pk
     rows = [
@@ -236,10 +237,11 @@ def store_group_table(table: GroupTable) -> int:
         Group.objects.filter(pk=group_id).update(standings_pending=False, standings_at=now)
         return len(rows)
     data = json.dumps([dict(zip(STANDING_COLUMNS, r, strict=True)) for r in rows])
-    new_rows = "jsonb_to_recordset(%s) AS r({})".format(
-        ", ".join(f"{quote(c)} {t}" for c, t in STANDING_COLUMNS.items())
-    )
-    kept = [c for c in STANDING_COLUMNS if c not in ("entrant_id", "position")]
+    types = ", ".join(f"{quote(c)} {t}" for c, t in STANDING_COLUMNS.items())
+    names = ", ".join(quote(c) for c in STANDING_COLUMNS)
+    values = ", ".join(f"r.{quote(c)}" for c in STANDING_COLUMNS)
+    kept = ("entrant_id", "position")
+    changes = ", ".join(f"{quote(c)} = r.{quote(c)}" for c in STANDING_COLUMNS if c not in kept)
     with connection.cursor() as cursor:
         cursor.execute(
             f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
@@ -249,14 +251,12 @@ def store_group_table(table: GroupTable) -> int:
         # One snapshot for the whole statement: the rows left by the delete are updated,
         # and the new rows are those whose entrant has no row left.
         cursor.execute(
-            f"WITH r AS (SELECT * FROM {new_rows}),"
+            f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s) AS r({types})),"
             f" marked AS (UPDATE {quote(Group._meta.db_table)}"
             " SET standings_pending = false, standings_at = %s WHERE id = %s),"
-            f" updated AS (UPDATE {standings} s SET "
-            + ", ".join(f"{quote(c)} = r.{quote(c)}" for c in kept)
-            + " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)"
-            f" INSERT INTO {standings} (group_id, {', '.join(map(quote, STANDING_COLUMNS))})"
-            f" SELECT %s, {', '.join('r.' + quote(c) for c in STANDING_COLUMNS)} FROM r"
+            f" updated AS (UPDATE {standings} s SET {changes}"
+            " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)"
+            f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"
             f" WHERE NOT EXISTS (SELECT FROM {standings} s"
             " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
             [data, now, group_id, group_id, group_id, group_id],
