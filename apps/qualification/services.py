@@ -151,6 +151,8 @@ class Preview:
     declined: list[Adjustment]
     blockers: list[str] = field(default_factory=list)
     confirmed: bool = False
+    # persons holding more places than the next stage will have groups: (groups, entries)
+    crowded: list[tuple[int, list[Entrant]]] = field(default_factory=list)
 
     @property
     def provisional(self) -> bool:
@@ -193,8 +195,10 @@ def preview(stage: Stage) -> Preview:
         blockers.append(_("Standings are being recomputed; reload in a few seconds."))
     if confirmed:
         blockers.append(_("The qualification is confirmed: the next stage has its entrants."))
-    elif outcome and following is not None:
-        blockers += _crowded_persons(outcome, adjustments, entrants, following)
+    crowded = []
+    if outcome and following is not None and not confirmed:
+        crowded = _crowded(outcome, adjustments, entrants, following)
+        blockers += _crowded_blockers(crowded)
     return Preview(
         stage=stage,
         next_stage=following,
@@ -206,30 +210,57 @@ def preview(stage: Stage) -> Preview:
         declined=[a for a in adjustments if a.kind == Adjustment.Kind.DECLINED],
         blockers=blockers,
         confirmed=confirmed,
+        crowded=crowded,
     )
 
 
-def _crowded_persons(
+def _crowded(
     outcome: q.Outcome, adjustments: list[Adjustment], entrants: dict, following: Stage
-) -> list[str]:
-    """One person's entries must sit in different groups: a person holding more places than
-    the next stage will have groups stops the confirmation (the draw could not seat them)."""
-    ids = {d.candidate.id for d in outcome.qualifiers}
-    ids |= {a.entrant_id for a in adjustments if a.kind == Adjustment.Kind.PREQUALIFIED}
-    groups = max(1, len(ids) // following.min_group_size)
-    places: dict[str, list[str]] = {}
-    for entrant_id in sorted(ids):
-        entrant = entrants[entrant_id]
-        places.setdefault(entrant.person, []).append(entrant.code)
+) -> list[tuple[int, list[Entrant]]]:
+    """One person's entries must sit in different groups: the persons holding more places
+    than the next stage will have groups, each as (groups, their entries best first)."""
+    qualified = [entrants[d.candidate.id] for d in outcome.qualifiers]
+    ids = {e.pk for e in qualified}
+    held = qualified + [
+        a.entrant
+        for a in adjustments
+        if a.kind == Adjustment.Kind.PREQUALIFIED and a.entrant_id not in ids
+    ]
+    groups = max(1, len(held) // following.min_group_size)
+    places: dict[str, list[Entrant]] = {}
+    for entrant in held:
+        places.setdefault(entrant.person, []).append(entrant)
+    return [(groups, entries) for entries in places.values() if len(entries) > groups]
+
+
+def _crowded_blockers(crowded: list[tuple[int, list[Entrant]]]) -> list[str]:
     return [
         _(
             "Person %(person)s holds %(count)s places (%(codes)s) but the next stage will have "
             "%(groups)s group(s): let one entry decline."
         )
-        % {"person": person, "count": len(codes), "codes": ", ".join(codes), "groups": groups}
-        for person, codes in places.items()
-        if len(codes) > groups
+        % {
+            "person": entries[0].person,
+            "count": len(entries),
+            "codes": ", ".join(e.code for e in entries),
+            "groups": groups,
+        }
+        for groups, entries in crowded
     ]
+
+
+def decline_extra_entries(user, stage: Stage, reason: str) -> list[Adjustment]:
+    """For every person holding more places than the next stage will have groups, the
+    lower entries decline (the next reserves take their places, which may again need it)."""
+    declined: list[Adjustment] = []
+    while True:
+        result = preview(stage)
+        extra = [entry for groups, entries in result.crowded for entry in entries[groups:]]
+        qualifiers = {d.candidate.id for d in result.outcome.qualifiers} if result.outcome else ()
+        extra = [e for e in extra if e.pk in qualifiers]
+        if not extra:
+            return declined
+        declined += [decline(user, stage, code=e.code, reason=reason) for e in extra]
 
 
 def _open_stage(stage: Stage) -> Stage:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from apps.entrants.services import import_entrants
-from apps.qualification.services import confirm, decline, set_rule
-from apps.qualification.services import preview as qualification_preview
+from apps.qualification.services import confirm, decline_extra_entries, set_rule
 from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
@@ -42,38 +41,16 @@ def _drawn(user, stage: Stage, seed: str) -> Stage:
     return stage
 
 
-def _played_to_the_end(
-    user, stage: Stage, rule: str, value: int, relative: bool, one_group_next: bool = False
-) -> Stage:
+def _played_to_the_end(user, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
     """Finish every game (with a few withdrawals), close the stage and confirm its
     qualifiers; returns the next stage, ready to draw."""
     simulate_results(user, stage, share=1.0, seed=f"demo {stage.tournament.slug} {stage.order}")
     stage = set_rule(user, stage, rule=rule, value=value, relative=relative)
     stage = close_stage(user, stage)
-    if one_group_next:
-        _one_place_per_person(user, stage)
+    # One person's entries sit in different groups: where the next stage has too few
+    # groups for a person's places, the lower entries decline and reserves move up.
+    decline_extra_entries(user, stage, "one entry per person in a stage with too few groups")
     return confirm(user, stage)
-
-
-def _one_place_per_person(user, stage: Stage) -> None:
-    """A final of one group has no room for two entries of one person (they would have to
-    play each other): the lower entry declines and the next reserve takes the place."""
-    while True:
-        preview = qualification_preview(stage)
-        seen: set[str] = set()
-        for decision in preview.outcome.qualifiers:
-            entrant = preview.entrants[decision.candidate.id]
-            if entrant.person in seen:
-                decline(
-                    user,
-                    stage,
-                    code=entrant.code,
-                    reason="holds a higher place in the final: one entry per person",
-                )
-                break
-            seen.add(entrant.person)
-        else:
-            return
 
 
 def create_demo_cup(log=print) -> Tournament:
@@ -134,9 +111,7 @@ def create_demo_masters(log=print) -> Tournament:
     import_entrants(user, preliminary, entrants_csv(make_entrants(315, "demo-masters")))
     close_registration(user, preliminary)
     preliminary = _drawn(user, preliminary, f"{DEMO_SEED} masters")
-    final = _played_to_the_end(
-        user, preliminary, "top_overall", 11, relative=False, one_group_next=True
-    )
+    final = _played_to_the_end(user, preliminary, "top_overall", 11, relative=False)
     final = _drawn(user, final, f"{DEMO_SEED} masters final")
     simulate_results(user, final, share=0.2, withdrawals=0, seed="demo-masters final")
     log("Demo Masters: preliminary closed, round-robin final of 11 drawn and in play.")

@@ -38,6 +38,8 @@ def play_and_qualify(organizer, stage: Stage, percent: int, withdrawals: float) 
         organizer, stage, rule="top_per_group", value=percent, relative=True
     )
     stage = closing.close_stage(organizer, stage)
+    # A final of one group cannot seat two entries of one person: the lower one declines.
+    qualification.decline_extra_entries(organizer, stage, "one entry per person")
     return qualification.confirm(organizer, stage)
 
 
