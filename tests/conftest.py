@@ -11,6 +11,8 @@ no worker listens; tests/integration starts a real worker where that is the poin
 
 import functools
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -71,13 +73,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(reason)
 
 
-@pytest.fixture(autouse=True)
-def celery_in_process():
+@contextmanager
+def tasks_in_process() -> Iterator[None]:
+    """Celery tasks run inside this process (also where a broker is configured)."""
     conf = celery_app.conf
     saved = conf.task_always_eager, conf.task_eager_propagates
     conf.task_always_eager = conf.task_eager_propagates = True
-    yield
-    conf.task_always_eager, conf.task_eager_propagates = saved
+    try:
+        yield
+    finally:
+        conf.task_always_eager, conf.task_eager_propagates = saved
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process():
+    with tasks_in_process():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -29,6 +29,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from apps.accounts.links import claim_token, invitation_token
 from apps.accounts.services import invite
 from apps.groups.models import Seat
+from tests.conftest import tasks_in_process
 
 from .world import PLAYERS_DOMAIN, ROLES, World, build_world
 
@@ -324,7 +325,8 @@ ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.test\b")
 def matrix_world(django_db_setup, django_db_blocker):
     """One world for the whole table, made outside the tests' transactions (each test's own
     changes are rolled back), removed at the end."""
-    with django_db_blocker.unblock():
+    # Module-scoped: made before the per-test fixture that runs tasks in this process.
+    with django_db_blocker.unblock(), tasks_in_process():
         world = build_world(None, slug="matrix-cup")
         org = world.users["organizer"]
         world.invitation = invite(
