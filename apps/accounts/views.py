@@ -21,10 +21,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from apps.core.errors import ActionError, ErrorCode
+from apps.core.errors import ActionError
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
 from apps.stages.models import Tournament
+from apps.stages.views import show_refusal
 
 from . import services
 from .forms import AccountForm, ClaimRequestForm, InvitationForm
@@ -66,12 +67,6 @@ class PasswordResetView(auth_views.PasswordResetView):
             )
             return self.render_to_response(context, status=TOO_MANY)
         return super().post(request, *args, **kwargs)
-
-
-def _refused(request: HttpRequest, error: ActionError) -> None:
-    if error.code == ErrorCode.PERMISSION_DENIED:
-        raise PermissionDenied(error.message)
-    messages.error(request, error.message)
 
 
 def _link_error(request: HttpRequest, error: ActionError) -> HttpResponse:
@@ -142,7 +137,7 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
                     group_number=data["group"],
                 )
             except ActionError as error:
-                _refused(request, error)
+                show_refusal(request, error)
                 status = error.http_status
             else:
                 messages.success(
@@ -178,7 +173,7 @@ def _accept_or_join(request: HttpRequest, form: AccountForm, *, accept, join) ->
         else:
             return 400
     except ActionError as error:
-        _refused(request, error)
+        show_refusal(request, error)
         return error.http_status
     return 200
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from decimal import Decimal
+from typing import TypeVar
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,13 +22,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from apps.core.errors import ActionError, ErrorCode
+from apps.core.errors import ActionError
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
 from apps.results.views import result_entry_page, results_url
 from apps.stages import closing
 from apps.stages.models import Stage
-from apps.stages.views import manage_url, organizer_page, visible_stage
+from apps.stages.views import manage_url, organizer_page, show_refusal, visible_stage
 from apps.standings import qualification as q
 from apps.standings.views import figure_text, key_labels
 
@@ -35,6 +36,7 @@ from . import services
 from .forms import DeclineForm, PrequalifiedForm, ReopenGroupForm, RuleForm
 
 PAGE_SIZE = 200
+T = TypeVar("T")
 CUTS_SHOWN = 40
 RESERVES_SHOWN = 60
 
@@ -43,10 +45,14 @@ def qualification_url(stage: Stage) -> str:
     return reverse("stage-qualification", args=[stage.tournament.slug, stage.order])
 
 
-def _refused(request: HttpRequest, error: ActionError) -> None:
-    if error.code == ErrorCode.PERMISSION_DENIED:
-        raise PermissionDenied(error.message)
-    messages.error(request, error.message)
+def _attempt(request: HttpRequest, action: Callable[[], T], message: Callable[[T], str]) -> None:
+    """Run one action: show its success message, or its refusal (nothing changed then)."""
+    try:
+        result = action()
+    except ActionError as error:
+        show_refusal(request, error)
+    else:
+        messages.success(request, message(result))
 
 
 def _form_errors(request: HttpRequest, form) -> None:
@@ -64,12 +70,11 @@ def _form_errors(request: HttpRequest, form) -> None:
 @require_POST
 @result_entry_page
 def group_close(request: HttpRequest, group: Group) -> HttpResponse:
-    try:
-        closing.close_group(request.user, group)
-    except ActionError as error:
-        _refused(request, error)
-    else:
-        messages.success(request, _("Group %(number)s is closed.") % {"number": group.number})
+    _attempt(
+        request,
+        lambda: closing.close_group(request.user, group),
+        lambda _group: _("Group %(number)s is closed.") % {"number": group.number},
+    )
     return redirect(results_url(group))
 
 
@@ -79,41 +84,37 @@ def group_reopen(request: HttpRequest, group: Group) -> HttpResponse:
     form = ReopenGroupForm(request.POST)
     if not form.is_valid():
         _form_errors(request, form)
-        return redirect(results_url(group))
-    try:
-        closing.reopen_group(request.user, group, form.cleaned_data["reason"])
-    except ActionError as error:
-        _refused(request, error)
     else:
-        messages.success(request, _("Group %(number)s is open again.") % {"number": group.number})
+        _attempt(
+            request,
+            lambda: closing.reopen_group(request.user, group, form.cleaned_data["reason"]),
+            lambda _group: _("Group %(number)s is open again.") % {"number": group.number},
+        )
     return redirect(results_url(group))
 
 
 @require_POST
 @organizer_page
 def stage_finish(request: HttpRequest, stage: Stage) -> HttpResponse:
-    try:
-        closing.close_stage(request.user, stage)
-    except ActionError as error:
-        _refused(request, error)
-    else:
-        messages.success(request, _("The stage is closed: its qualifiers can be confirmed."))
+    _attempt(
+        request,
+        lambda: closing.close_stage(request.user, stage),
+        lambda _stage: _("The stage is closed: its qualifiers can be confirmed."),
+    )
     return redirect(manage_url(stage) + "#closing")
 
 
 @require_POST
 @organizer_page
 def stage_adjudication(request: HttpRequest, stage: Stage) -> HttpResponse:
-    try:
-        count = closing.send_to_adjudication(request.user, stage)
-    except ActionError as error:
-        _refused(request, error)
-    else:
-        messages.success(
-            request,
+    _attempt(
+        request,
+        lambda: closing.send_to_adjudication(request.user, stage),
+        lambda count: (
             _("%(count)s open games were sent to adjudication; the TDs enter the decisions.")
-            % {"count": count},
-        )
+            % {"count": count}
+        ),
+    )
     return redirect(manage_url(stage) + "#closing")
 
 
@@ -197,12 +198,11 @@ def _organizer_post(form_class, action):
         if not form.is_valid():
             _form_errors(request, form)
         else:
-            try:
-                message = action(request.user, stage, form.cleaned_data)
-            except ActionError as error:
-                _refused(request, error)
-            else:
-                messages.success(request, message)
+            _attempt(
+                request,
+                lambda: action(request.user, stage, form.cleaned_data),
+                lambda message: message,
+            )
         return redirect(qualification_url(stage))
 
     return view
@@ -243,7 +243,7 @@ def qualification_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
     try:
         following = services.confirm(request.user, stage)
     except ActionError as error:
-        _refused(request, error)
+        show_refusal(request, error)
         return redirect(qualification_url(stage))
     messages.success(
         request,

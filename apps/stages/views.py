@@ -93,11 +93,17 @@ def manage_url(stage: Stage) -> str:
     return reverse("stage-manage", args=[stage.tournament.slug, stage.order])
 
 
-def action_failed(request: HttpRequest, stage: Stage, error: ActionError) -> HttpResponse:
-    """Show an action's refusal on the stage dashboard (nothing was changed)."""
+def show_refusal(request: HttpRequest, error: ActionError) -> None:
+    """An action's refusal as a message on the next page (nothing was changed); a permission
+    refusal is a 403 page instead."""
     if error.code == ErrorCode.PERMISSION_DENIED:
         raise PermissionDenied(error.message)
     messages.error(request, error.message)
+
+
+def action_failed(request: HttpRequest, stage: Stage, error: ActionError) -> HttpResponse:
+    """Show an action's refusal on the stage dashboard (nothing was changed)."""
+    show_refusal(request, error)
     return redirect(manage_url(stage))
 
 
