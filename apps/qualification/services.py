@@ -440,8 +440,10 @@ def confirm(user, stage: Stage) -> Stage:
     with transaction.atomic():
         stage = _open_stage(stage)
         following = (
-            Stage.objects.select_for_update().filter(pk=getattr(next_stage(stage), "pk", None))
-        ).first()
+            Stage.objects.select_for_update()
+            .filter(tournament_id=stage.tournament_id, order=stage.order + 1)
+            .first()
+        )
         result = preview(stage)
         if following is not None and following.status != Stage.Status.DRAFT:
             result.blockers.append(

@@ -80,6 +80,17 @@ def open_games(group: Group) -> list[Game]:
     )
 
 
+def _listing(items: list[str]) -> str:
+    """The first LISTED items for a refusal, then how many more."""
+    listed = ", ".join(items[:LISTED])
+    if len(items) > LISTED:
+        listed = _("%(listed)s and %(count)s more") % {
+            "listed": listed,
+            "count": len(items) - LISTED,
+        }
+    return listed
+
+
 def _in_play(stage: Stage, doing: str) -> None:
     """Refuse unless the stage is in play; ``doing`` names the action (translated)."""
     if stage.status != Stage.Status.PUBLISHED:
@@ -111,14 +122,7 @@ def close_group(user, group: Group) -> Group:
             )
         missing = open_games(group)
         if missing:
-            listed = ", ".join(
-                f"{g.number} ({g.white.name} – {g.black.name})" for g in missing[:LISTED]
-            )
-            if len(missing) > LISTED:
-                listed = _("%(listed)s and %(count)s more") % {
-                    "listed": listed,
-                    "count": len(missing) - LISTED,
-                }
+            listed = _listing([f"{g.number} ({g.white.name} – {g.black.name})" for g in missing])
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
                 ngettext(
@@ -187,15 +191,13 @@ def close_stage(user, stage: Stage) -> Stage:
         progress = group_progress(stage)
         unfinished = [p for p in progress if not p.complete]
         if unfinished:
-            listed = ", ".join(
-                _("%(number)s (%(count)s open)") % {"number": p.group.number, "count": p.open_games}
-                for p in unfinished[:LISTED]
+            listed = _listing(
+                [
+                    _("%(number)s (%(count)s open)")
+                    % {"number": p.group.number, "count": p.open_games}
+                    for p in unfinished
+                ]
             )
-            if len(unfinished) > LISTED:
-                listed = _("%(listed)s and %(count)s more") % {
-                    "listed": listed,
-                    "count": len(unfinished) - LISTED,
-                }
             raise ActionError(
                 ErrorCode.WRONG_STATUS,
                 ngettext(
