@@ -216,6 +216,18 @@ def test_optional_keys_after_the_chain_decide_what_it_left_equal(extra, order):
         assert labels(standings) == [(str(n), pid) for n, pid in enumerate(order, 1)]
 
 
+def test_earlier_stages_decide_what_the_chain_left_equal():
+    # 1 and 4 share place 2-3 on the Buchholz chain; the previous stage's keys part them.
+    fallback = {1: (F(5), F(30)), 2: (F(6), F(0)), 3: (F(9), F(0)), 4: (F(5), F(31))}
+    standings = rank(figures().values(), BUCHHOLZ, fallback)
+    assert labels(standings) == [("1", 2), ("2", 4), ("3", 1), ("4", 3)]
+    equal_before = {**fallback, 4: fallback[1]}
+    assert labels(rank(figures().values(), BUCHHOLZ, equal_before))[1:3] == [
+        ("2-3", 1),
+        ("2-3", 4),
+    ]
+
+
 def test_the_lot_sorts_by_the_sha256_of_seed_lot_id():
     ids = [1, 4, "AB-17", 22]
     digest = {i: hashlib.sha256(f"draw 2025|lot|{i}".encode()).hexdigest() for i in ids}
