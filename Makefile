@@ -19,7 +19,7 @@ test: install
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo --if-empty
-	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	SITE_URL="$${SITE_URL:-http://127.0.0.1:$(PORT)}" $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
@@ -31,6 +31,8 @@ bench: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -43,11 +43,26 @@ def env_list(env: Mapping[str, str], name: str, default: str) -> list[str]:
 def database_from_env(env: Mapping[str, str], base_dir: Path = BASE_DIR) -> dict[str, Any]:
     """The default database: DATABASE_URL if set, else the SQLite file db.sqlite3 in base_dir."""
     url = env.get("DATABASE_URL") or f"sqlite:///{base_dir / 'db.sqlite3'}"
-    config = dj_database_url.parse(url)
+    config: dict[str, Any] = dict(dj_database_url.parse(url))
     if config["ENGINE"] == "django.db.backends.postgresql":
         config["CONN_MAX_AGE"] = 60
         config["CONN_HEALTH_CHECKS"] = True
+    elif config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = SQLITE_OPTIONS
     return config
+
+
+# The embedded default serves a club's worth of TDs entering results at once: readers never
+# wait for a writer (write-ahead log), every transaction takes the write lock when it begins
+# (BEGIN IMMEDIATE: no deadlock between two readers that both turn writer, which SQLite could
+# only answer with "database is locked" at once), and a writer waits up to 20 s for the lock.
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": (
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+    ),
+}
 
 
 def cache_from_env(env: Mapping[str, str]) -> dict[str, Any]:
@@ -94,8 +109,29 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list(_ENV, "ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 
+# HTTPS. With DEBUG off the site is assumed to be served over HTTPS only (what
+# `manage.py check --deploy` asks for); with DEBUG on (`make run`, and the settings the tests
+# import) everything below is off. Each can be overridden on its own, e.g. SECURE_SSL_REDIRECT=0,
+# SESSION_COOKIE_SECURE=0 and CSRF_COOKIE_SECURE=0 for a DEBUG-off stack served over plain http
+# on localhost (see docker-compose.yml).
+_HTTPS = not DEBUG
+SECURE_SSL_REDIRECT = env_bool(_ENV, "SECURE_SSL_REDIRECT", default=_HTTPS)
+SESSION_COOKIE_SECURE = env_bool(_ENV, "SESSION_COOKIE_SECURE", default=_HTTPS)
+CSRF_COOKIE_SECURE = env_bool(_ENV, "CSRF_COOKIE_SECURE", default=_HTTPS)
+# HSTS: browsers only honour it on HTTPS responses. SECURE_HSTS_SECONDS=0 turns it off.
+SECURE_HSTS_SECONDS = int(_ENV.get("SECURE_HSTS_SECONDS") or (31536000 if _HTTPS else 0))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool(_ENV, "SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool(_ENV, "SECURE_HSTS_PRELOAD", default=_HTTPS)
+# Behind a reverse proxy that terminates TLS, set SECURE_PROXY_SSL_HEADER=1: a request then
+# counts as HTTPS when the proxy sends "X-Forwarded-Proto: https". The proxy must set (and
+# overwrite) that header itself; without this setting SECURE_SSL_REDIRECT would redirect
+# every proxied request for ever.
+if env_bool(_ENV, "SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin, its login page rate-limited like the site's (apps/accounts/adminsite.py).
+    "apps.accounts.adminsite.ClosedCircleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -115,6 +151,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.notifications",
     "apps.qualification",
+    "apps.office",
 ]
 
 MIDDLEWARE = [
@@ -123,6 +160,10 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # The address requests come in on, for e-mailed links while SITE_URL is empty.
+    "apps.core.middleware.SiteUrlMiddleware",
+    # API bodies over Django's upload limits: a JSON error before anything reads them.
+    "apps.core.middleware.ApiRequestLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -192,12 +233,66 @@ CELERY_RESULT_BACKEND = _CELERY["CELERY_RESULT_BACKEND"]
 CELERY_TASK_ALWAYS_EAGER = _CELERY["CELERY_TASK_ALWAYS_EAGER"]
 CELERY_TASK_EAGER_PROPAGATES = _CELERY["CELERY_TASK_EAGER_PROPAGATES"]
 CELERY_TIMEZONE = TIME_ZONE
+# Sending a task must not hold a request when the broker is away: the connection is tried
+# for at most a second (a refused one fails at once), a silent broker is given two, a send is
+# tried again once, and then the sender logs the task and carries on (config/celery.py).
+# Without these a dead broker cost each request 19 s and then an error (the default policy
+# retries the connection for 4 s, three times, and the result backend twenty times).
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True  # a worker started before Redis waits for it
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 0,  # connecting to send: the publish retry policy above is the retry
+    "socket_connect_timeout": 1,
+    "socket_timeout": 2,
+    # A task taken by a worker that dies with it (kill -9, a lost machine) goes back on the
+    # queue this long after it was taken (Redis has no acknowledgement of its own; the
+    # default is an hour). Longer than any task runs or waits for its countdown or retry
+    # (draw finish ~10 s, retries back off to ~30 s); a pool process that dies alone has its
+    # task put back at once (reject_on_worker_lost). Standings do not wait for it: their
+    # sweep queues them again after STANDINGS_STALE_SECONDS.
+    "visibility_timeout": 300,
+}
+# With late acknowledgement a worker holds one message per pool process beyond those it
+# runs, not four: fewer wait for the visibility timeout when it is killed.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# No task's return value is read by anyone: none is stored, and sending a task does not
+# subscribe to its result (which went to the backend, with its own retries, on every send).
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
+CELERY_REDIS_SOCKET_TIMEOUT = 2
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+}
+# Standings heal themselves (apps/standings/services.py): a group whose recompute has been
+# pending for longer than STANDINGS_STALE_SECONDS, and asked for longer ago than that, is
+# queued again by the sweep that beat runs every STANDINGS_SWEEP_SECONDS.
+STANDINGS_STALE_SECONDS = float(_ENV.get("STANDINGS_STALE_SECONDS") or 60)
+STANDINGS_SWEEP_SECONDS = float(_ENV.get("STANDINGS_SWEEP_SECONDS") or 60)
 CELERY_BEAT_SCHEDULE = {
+    # Draw jobs whose tasks were lost (a killed worker, a broker outage) go on within minutes;
+    # jobs past their time limit stop (apps/office/draw.py stalled_jobs).
+    "resume-stalled-draws": {
+        "task": "apps.office.tasks.resume_stalled_draws",
+        "schedule": 60.0,
+    },
     # Each TD gets yesterday's changes in their groups (once: a digest is never sent twice).
     "td-digests": {
         "task": "apps.notifications.tasks.send_td_digests",
         "schedule": crontab(hour=5, minute=0),
     },
+}
+CELERY_BEAT_SCHEDULE["standings-sweep"] = {
+    "task": "apps.standings.tasks.sweep_stale_standings",
+    "schedule": STANDINGS_SWEEP_SECONDS,
+    # A sweep not run by the time of the next one is dropped: while no worker runs them,
+    # beat keeps sending, and one is enough.
+    "options": {"expires": STANDINGS_SWEEP_SECONDS},
 }
 
 EMAIL_BACKEND = _ENV.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
@@ -208,7 +303,9 @@ EMAIL_HOST_PASSWORD = _ENV.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool(_ENV, "EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = _ENV.get("DEFAULT_FROM_EMAIL", "Closed Circle <closed-circle@localhost>")
 # Links in e-mails start with this address (e-mails are written by tasks, outside requests).
-SITE_URL = _ENV.get("SITE_URL", "http://127.0.0.1:8000")
+# Empty: the address the site was last reached on (scheme, host and port; see
+# apps/core/site.py), http://127.0.0.1:8000 until a first request came in.
+SITE_URL = _ENV.get("SITE_URL", "")
 # Automatic notifications skip these domains: the reserved example domains have no mailboxes
 # (the demo's and the tests' invented players use them).
 NOTIFICATIONS_SKIP_DOMAINS = env_list(
@@ -246,6 +343,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every lookup and page can answer 404, every write 429: documented once (apps/core/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.schema.document_common_errors",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "StageStatusEnum": "apps.stages.models.Stage.Status",
         "DrawJobStatusEnum": "apps.stages.models.DrawJob.Status",

@@ -10,3 +10,9 @@ urlpatterns = [
     path("api/", include("config.api_urls")),
     path("", include("config.web_urls")),
 ]
+
+# Under /api/ errors are the API's JSON {code, message, details}; elsewhere the HTML pages.
+handler400 = "apps.core.errorpages.bad_request"
+handler403 = "apps.core.errorpages.permission_denied"
+handler404 = "apps.core.errorpages.page_not_found"
+handler500 = "apps.core.errorpages.server_error"

@@ -19,6 +19,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import translation
 
 from config.celery import app as celery_app
 
@@ -89,6 +90,22 @@ def tasks_in_process() -> Iterator[None]:
 def celery_in_process():
     with tasks_in_process():
         yield
+
+
+@pytest.fixture(autouse=True)
+def plain_http(settings):
+    """The test client speaks plain http: no redirect to https, whatever DEBUG the settings
+    were loaded with (production turns SECURE_SSL_REDIRECT on when DEBUG is off)."""
+    settings.SECURE_SSL_REDIRECT = False
+
+
+@pytest.fixture(autouse=True)
+def site_language():
+    """Each test starts in the site's language, whichever language the test before it used
+    (the locale middleware activates a request's language in the thread that serves it)."""
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)

@@ -1,13 +1,16 @@
-"""Admin: invitations (read-only: they are sent from the tournament's page or the API), and
-two actions on entrants — link each to the account with its e-mail address, or e-mail a link
-to claim it. The actions are added to the entrants app's own admin, re-registered here so
-that the entrants app does not depend on accounts."""
+"""Admin: invitations (read-only: they are sent from the tournament's page or the API), the
+display name on each user's page, and two actions on entrants — link each to the account
+with its e-mail address, or e-mail a link to claim it. The actions are added to the entrants
+app's own admin, re-registered here so that the entrants app does not depend on accounts."""
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from apps.core.errors import ActionError
+from apps.core.models import Profile
 from apps.entrants.admin import EntrantAdmin
 from apps.entrants.models import Entrant
 
@@ -63,3 +66,24 @@ class EntrantAccountAdmin(EntrantAdmin):
 
 admin.site.unregister(Entrant)
 admin.site.register(Entrant, EntrantAccountAdmin)
+
+
+class ProfileInline(admin.StackedInline):
+    """The name others see (``apps.core.people``), on the user's admin page."""
+
+    model = Profile
+    can_delete = False
+    extra = 0
+    max_num = 1
+    fields = ("display_name",)
+
+
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class AccountAdmin(UserAdmin):
+    """Django's user admin with the display name."""
+
+    inlines = [ProfileInline]
+    search_fields = (*UserAdmin.search_fields, "profile__display_name")

@@ -1,5 +1,6 @@
 """REST API of accounts: tokens, "my games", invitations, entries linked to accounts and
-claimed by their players. The same actions and permissions as the pages."""
+claimed by their players, a stage's TDs (organizers), who may create tournaments (staff).
+The same actions and permissions as the pages."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import error_responses
+from apps.core.api import CsvParser, decode_text, error_responses
+from apps.core.people import display_name, td_name
 from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
-from apps.groups.api import PublicEntrantSerializer
+from apps.entrants.serializers import PublicEntrantSerializer
 from apps.groups.models import Group
+from apps.stages.lookups import stage_for_action
 from apps.stages.models import Tournament
 
 from . import services
@@ -54,6 +59,7 @@ class MyOpponentSerializer(ContactEntrantSerializer):
 
 class MyGameSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The game's id (GET /api/games/{id}/).")
+    url = serializers.CharField()
     number = serializers.IntegerField(help_text="The game's number in the group.")
     colour = serializers.ChoiceField(choices=["white", "black"], help_text="Your colour.")
     result = serializers.CharField(help_text="The result code; '' while in progress.")
@@ -82,8 +88,19 @@ class DirectorContactSerializer(serializers.Serializer):
 
 
 class TournamentRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField()
     slug = serializers.CharField()
     name = serializers.CharField()
+
+
+def _tournament(tournament: Tournament) -> dict:
+    return {
+        "id": tournament.pk,
+        "url": reverse("api-tournament-detail", args=[tournament.slug]),
+        "slug": tournament.slug,
+        "name": tournament.name,
+    }
 
 
 class StandingSerializer(serializers.Serializer):
@@ -113,7 +130,10 @@ class MyGroupRoleSerializer(MyGroupSerializer):
 
 
 class MeSerializer(serializers.Serializer):
-    username = serializers.CharField()
+    username = serializers.CharField(help_text="Yours, for signing in; others never see it.")
+    display_name = serializers.CharField(
+        help_text="The name others see (set it at /me/name/); a neutral label when unset."
+    )
     email = serializers.EmailField(allow_blank=True)
     entries = MyEntrySerializer(many=True, help_text="Each stage of each of your entries.")
     directs = MyGroupRoleSerializer(many=True, help_text="The groups you direct as TD.")
@@ -140,7 +160,7 @@ def _group(group: Group) -> dict:
 def my_entry(card: MyStage) -> dict:
     stage = card.stage
     return {
-        "tournament": {"slug": card.tournament.slug, "name": card.tournament.name},
+        "tournament": _tournament(card.tournament),
         "entrant": _entrant(card.entrant),
         "stage": {
             "id": stage.pk,
@@ -157,6 +177,7 @@ def my_entry(card: MyStage) -> dict:
         "games": [
             {
                 "id": g.id,
+                "url": reverse("api-game", args=[g.id]),
                 "number": g.number,
                 "colour": g.colour_name,
                 "result": g.result,
@@ -299,16 +320,14 @@ class MeView(APIView):
         directs = Group.objects.filter(td=user).select_related("stage__tournament")
         data = {
             "username": user.get_username(),
+            "display_name": display_name(user),
             "email": user.email,
             "entries": [my_entry(card) for card in my_stages(user)],
             "directs": [
                 {**_group(g), "tournament": g.stage.tournament.slug, "stage": g.stage_id}
                 for g in directs.order_by("stage__tournament__slug", "stage__order", "number")
             ],
-            "organizes": [
-                {"slug": t.slug, "name": t.name}
-                for t in user.organized_tournaments.order_by("name")
-            ],
+            "organizes": [_tournament(t) for t in user.organized_tournaments.order_by("name")],
         }
         return Response(MeSerializer(data).data)
 
@@ -440,3 +459,275 @@ class TournamentClaimLinksView(APIView):
             )
         sent = services.send_claim_links(request.user, entrants)
         return Response({"sent": sent}, status=status.HTTP_202_ACCEPTED)
+
+
+# ---------------------------------------------------------------------------
+# A stage's TDs (organizers)
+# ---------------------------------------------------------------------------
+
+STAGE_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The stage's id.")
+
+
+class TdQuerySerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField(
+        default=False,
+        help_text="1: check the file and answer with what it would do; write nothing.",
+    )
+
+
+class TdCsvJsonSerializer(serializers.Serializer):
+    csv = serializers.CharField(
+        trim_whitespace=False, help_text="Lines group,email (a header row group,email is optional)."
+    )
+
+
+class TdCsvFileSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The CSV file group,email (UTF-8).")
+
+
+class GroupRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField()
+    number = serializers.IntegerField()
+
+
+class TdSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(help_text="The name the TD shows others.")
+    email = serializers.EmailField(allow_blank=True)
+
+
+class GroupTdSerializer(GroupRefSerializer):
+    td = TdSerializer(allow_null=True, help_text="null while the group has no TD.")
+    invited = serializers.ListField(
+        child=serializers.EmailField(), help_text="Addresses invited as its TD, not yet accepted."
+    )
+
+
+class TdRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="The row's line in the file.")
+    group = GroupRefSerializer()
+    email = serializers.EmailField()
+    action = serializers.ChoiceField(
+        choices=[services.TdAction.ASSIGN, services.TdAction.UNCHANGED, services.TdAction.INVITE],
+        help_text="assign: the account with this address becomes the TD; unchanged: it is the "
+        "TD already; invite: no account has the address, an invitation is e-mailed.",
+    )
+    td = TdSerializer(allow_null=True, help_text="The account with the address; null to invite.")
+
+
+class TdPlanSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField(help_text="true: nothing was written.")
+    assigned = serializers.IntegerField()
+    invited = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    rows = TdRowSerializer(many=True, help_text="In group order.")
+
+
+def _group_ref(group: Group) -> dict:
+    return {
+        "id": group.pk,
+        "url": reverse("api-group-detail", args=[group.pk]),
+        "number": group.number,
+    }
+
+
+def _td(user) -> dict | None:
+    if user is None:
+        return None
+    return {"id": user.pk, "name": td_name(user), "email": user.email}
+
+
+def _plan(plan: services.TdPlan, dry_run: bool) -> dict:
+    return {
+        "dry_run": dry_run,
+        "assigned": plan.assigned,
+        "invited": plan.invited,
+        "unchanged": plan.unchanged,
+        "rows": [
+            {
+                "line": row.line,
+                "group": _group_ref(row.group),
+                "email": row.email,
+                "action": row.action,
+                "td": _td(row.account),
+            }
+            for row in plan.rows
+        ],
+    }
+
+
+def td_csv_text(request) -> str:
+    """The CSV of a request: a text/csv body, a multipart file field ``file``, or
+    ``{"csv": "..."}``."""
+    if isinstance(request.data, str):
+        return request.data
+    upload = request.FILES.get("file")
+    if upload is not None:
+        return decode_text(upload.read())
+    if "csv" not in request.data:
+        raise serializers.ValidationError(
+            {
+                "csv": _(
+                    "Send the CSV as a text/csv body, as a multipart file field 'file', "
+                    'or as JSON {"csv": "..."}.'
+                )
+            }
+        )
+    body = TdCsvJsonSerializer(data=request.data)
+    body.is_valid(raise_exception=True)
+    return body.validated_data["csv"]
+
+
+class StageTdsView(APIView):
+    """Every group of the stage with its TD (GET), or name many TDs at once from a CSV
+    ``group,email`` (POST): an account with the address becomes the group's TD, any other
+    address is invited as its TD by e-mail. All rows or none: every bad row (an unknown group,
+    a bad address) is listed in ``details`` and nothing changes. ``?dry_run=1`` only checks
+    the file. Organizers."""
+
+    parser_classes = [CsvParser, JSONParser, MultiPartParser]
+
+    @extend_schema(
+        parameters=[STAGE_ID],
+        responses={200: GroupTdSerializer(many=True), **error_responses(403, 404)},
+    )
+    def get(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        invited: dict[int, list[str]] = {}
+        for number, email in (
+            Invitation.objects.filter(
+                stage=stage, role=Invitation.Role.TD, accepted_at__isnull=True
+            )
+            .order_by("created_at")
+            .values_list("group_number", "email")
+        ):
+            invited.setdefault(number, [])
+            if email not in invited[number]:
+                invited[number].append(email)
+        groups = Group.objects.filter(stage=stage).select_related("td__profile").order_by("number")
+        data = [
+            {**_group_ref(g), "td": _td(g.td), "invited": invited.get(g.number, [])} for g in groups
+        ]
+        return Response(GroupTdSerializer(data, many=True).data)
+
+    @extend_schema(
+        parameters=[STAGE_ID, TdQuerySerializer],
+        request={
+            "text/csv": OpenApiTypes.STR,
+            "application/json": TdCsvJsonSerializer,
+            "multipart/form-data": TdCsvFileSerializer,
+        },
+        responses={200: TdPlanSerializer, **error_responses(400, 403, 404)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        query = TdQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        dry_run = query.validated_data["dry_run"]
+        text = td_csv_text(request)
+        if dry_run:
+            plan = services.preview_tds(request.user, stage, text)
+        else:
+            plan = services.assign_tds(request.user, stage, text)
+        return Response(TdPlanSerializer(_plan(plan, dry_run)).data)
+
+
+# ---------------------------------------------------------------------------
+# Who may create tournaments (staff)
+# ---------------------------------------------------------------------------
+
+
+class OrganizerSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The account's id.")
+    url = serializers.CharField()
+    username = serializers.CharField()
+    display_name = serializers.CharField(help_text="The name the account shows others.")
+    email = serializers.EmailField(allow_blank=True)
+    holds = serializers.BooleanField(help_text="The account may create tournaments.")
+    direct = serializers.BooleanField(
+        help_text="Granted to the account itself (DELETE takes it away); false when the right "
+        "comes from a group or a superuser account only."
+    )
+
+
+def _organizer(right: services.OrganizerRight) -> dict:
+    account = right.account
+    return {
+        "id": account.pk,
+        "url": reverse("api-organizer", args=[account.pk]),
+        "username": account.get_username(),
+        "display_name": display_name(account),
+        "email": account.email,
+        "holds": right.holds,
+        "direct": right.direct,
+    }
+
+
+def _require_staff(request) -> None:
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff may see and change who may create tournaments."))
+
+
+class OrganizerListView(generics.GenericAPIView):
+    """The accounts that may create tournaments (the permission ``stages.add_tournament``,
+    granted to them, through a group, or as superusers); staff."""
+
+    permission_classes = [IsAuthenticated]
+    queryset = get_user_model().objects.none()  # for introspection
+    serializer_class = OrganizerSerializer
+
+    @extend_schema(responses={200: OrganizerSerializer(many=True), **error_responses(403)})
+    def get(self, request) -> Response:
+        _require_staff(request)
+        holders = services.organizer_right_holders().select_related("profile").order_by("username")
+        page = self.paginate_queryset(holders)
+        rights = services.organizer_rights(page)
+        return self.get_paginated_response(
+            OrganizerSerializer([_organizer(rights[a.pk]) for a in page], many=True).data
+        )
+
+
+USER_ID = OpenApiParameter("user_id", int, OpenApiParameter.PATH, description="The account's id.")
+
+
+class OrganizerView(APIView):
+    """One account's right to create tournaments: GET shows it, PUT grants it, DELETE takes
+    it away (a right held through a group or as a superuser stays: ``holds`` says so).
+    Staff; audited."""
+
+    permission_classes = [IsAuthenticated]
+
+    def _account(self, request, user_id: int):
+        _require_staff(request)
+        account = get_user_model().objects.filter(pk=user_id).first()
+        if account is None:
+            raise NotFound(_("There is no account %(id)s.") % {"id": user_id})
+        return account
+
+    @extend_schema(
+        parameters=[USER_ID], responses={200: OrganizerSerializer, **error_responses(403, 404)}
+    )
+    def get(self, request, user_id: int) -> Response:
+        account = self._account(request, user_id)
+        return Response(OrganizerSerializer(_organizer(services.organizer_right(account))).data)
+
+    @extend_schema(
+        parameters=[USER_ID],
+        request=None,
+        responses={200: OrganizerSerializer, **error_responses(403, 404, 409)},
+    )
+    def put(self, request, user_id: int) -> Response:
+        account = self._account(request, user_id)
+        right = services.grant_organizer_right(request.user, account)
+        return Response(OrganizerSerializer(_organizer(right)).data)
+
+    @extend_schema(
+        parameters=[USER_ID],
+        request=None,
+        responses={200: OrganizerSerializer, **error_responses(403, 404)},
+    )
+    def delete(self, request, user_id: int) -> Response:
+        account = self._account(request, user_id)
+        right = services.revoke_organizer_right(request.user, account)
+        return Response(OrganizerSerializer(_organizer(right)).data)

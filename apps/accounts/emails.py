@@ -9,6 +9,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from apps.core.people import display_name
 from apps.entrants.models import Entrant
 from apps.notifications.delivery import Message, absolute_url
 from apps.notifications.models import Kind
@@ -21,7 +22,7 @@ from .models import Invitation
 @in_site_language
 def invitation_message(invitation_id: int) -> Message | None:
     invitation = (
-        Invitation.objects.select_related("tournament", "stage", "invited_by")
+        Invitation.objects.select_related("tournament", "stage", "invited_by__profile")
         .filter(pk=invitation_id, accepted_at__isnull=True)
         .first()
     )
@@ -30,7 +31,7 @@ def invitation_message(invitation_id: int) -> Message | None:
     inviter = invitation.invited_by
     context = {
         "invitation": invitation,
-        "inviter": (inviter.get_full_name() or inviter.get_username()) if inviter else "",
+        "inviter": display_name(inviter) if inviter else "",
         "url": absolute_url(reverse("invitation", args=[invitation_token(invitation.pk)])),
         "days": settings.INVITATION_LINK_DAYS,
     }

@@ -15,15 +15,15 @@ from decimal import Decimal
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from apps.core.permissions import public_stages_filter
+from apps.core import people
+from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
-from apps.groups.models import Group, Seat
+from apps.groups.models import Game, Group, Seat
 from apps.groups.services import lines_for_seats
-from apps.results.models import Game
 from apps.stages.models import Stage, Tournament
-from apps.standings.crosstable import SYMBOL
+from apps.stages.permissions import public_stages_filter
+from apps.standings.display import points_text
 from apps.standings.models import GroupStanding
-from apps.standings.views import points_text
 
 STATUS_LABELS = {
     "registered": _("waiting for the draw"),
@@ -83,7 +83,7 @@ class MyStage:
     @property
     def td_name(self) -> str:
         td = self.group.td if self.group else None
-        return (td.get_full_name() or td.get_username()) if td else ""
+        return people.td_name(td) if td else ""
 
     @property
     def td_contact(self) -> str:
@@ -123,7 +123,7 @@ def my_stages(user) -> list[MyStage]:
     seats = list(
         Seat.objects.filter(
             public_stages_filter("stage__"), entrant_id__in=entrant_ids
-        ).select_related("entrant", "group__td")
+        ).select_related("entrant", "group__td__profile")
     )
     lines = {(ln.seat.stage_id, ln.seat.entrant_id): ln for ln in lines_for_seats(seats)}
     group_ids = {s.group_id for s in seats}
@@ -152,7 +152,7 @@ def my_stages(user) -> list[MyStage]:
             card.group, card.seat = group, line.seat.number
             for o in line.opponents:
                 pk, result = results[(group.pk, o.game)]
-                white, black = SYMBOL.get(result, ("", ""))
+                white, black = Result(result).symbols
                 score = white if o.colour == "W" else black
                 card.games.append(MyGame(pk, o.game, o.colour, o.entrant, o.seat, result, score))
             card.place, card.points = standings.get((group.pk, entry.entrant_id), ("", None))

@@ -8,11 +8,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.choices import TextChoices
+
 
 class Invitation(models.Model):
     """One invitation; the link in its e-mail is signed and expires (see ``links.py``)."""
 
-    class Role(models.TextChoices):
+    class Role(TextChoices):
         ORGANIZER = "organizer", _("co-organizer of the tournament")
         TD = "td", _("TD of a group")
 

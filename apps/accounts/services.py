@@ -1,5 +1,6 @@
-"""Account actions: invitations, entries linked to accounts (by an organizer, or claimed by the
-player through an e-mailed link), API tokens.
+"""Account actions: display names, the right to create tournaments (granted by staff),
+invitations, a stage's TDs (assigned or invited in bulk), entries linked to accounts (by an
+organizer, or claimed by the player through an e-mailed link), API tokens.
 
 Each action takes the acting user, checks the permission with ``apps.core.permissions``, runs
 in one transaction with its audit event, and sends its e-mail with ``on_commit``.
@@ -7,23 +8,32 @@ in one transaction with its audit event, and sends its e-mail with ``on_commit``
 
 from __future__ import annotations
 
+import csv
 import secrets
 from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework.authtoken.models import Token
 
-from apps.core.audit import record
+from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.people import display_name
 from apps.core.permissions import require_organizer, require_signed_in
+from apps.core.services import clean_name, set_display_name
 from apps.entrants.models import Entrant
 from apps.groups.models import Group
+from apps.groups.services import assign_td
 from apps.stages.models import Stage, Tournament
 
 from . import tasks
@@ -40,6 +50,119 @@ def _clean_email(email: str) -> str:
             ErrorCode.INVALID_INPUT, _("%(email)r is not an e-mail address.") % {"email": email}
         ) from exc
     return email
+
+
+# ---------------------------------------------------------------------------
+# The right to create tournaments (staff grant it)
+# ---------------------------------------------------------------------------
+
+ORGANIZER_PERMISSION = ("stages", "add_tournament")
+
+
+def organizer_permission() -> Permission:
+    """Django's model permission ``stages.add_tournament``: the right to create tournaments."""
+    app_label, codename = ORGANIZER_PERMISSION
+    return Permission.objects.get(content_type__app_label=app_label, codename=codename)
+
+
+def _require_staff(user) -> None:
+    require_signed_in(user)
+    if not (user.is_active and user.is_staff):
+        raise ActionError(
+            ErrorCode.PERMISSION_DENIED,
+            _("Only staff may grant or take away the right to create tournaments."),
+        )
+
+
+def organizer_right_holders() -> QuerySet:
+    """The active accounts that may create tournaments: granted the permission directly or
+    through a group, or superusers."""
+    permission = organizer_permission()
+    return (
+        get_user_model()
+        .objects.filter(
+            Q(user_permissions=permission)
+            | Q(groups__permissions=permission)
+            | Q(is_superuser=True),
+            is_active=True,
+        )
+        .distinct()
+    )
+
+
+@dataclass(frozen=True)
+class OrganizerRight:
+    """Whether an account may create tournaments, and how."""
+
+    account: Any  # the user
+    holds: bool  # the account may create tournaments
+    direct: bool  # granted to the account itself (staff can take this away here)
+
+    @property
+    def inherited(self) -> bool:
+        """Held through a group or as a superuser (not taken away by revoking)."""
+        return self.holds and not self.direct
+
+
+def organizer_rights(accounts) -> dict[int, OrganizerRight]:
+    """Each account's right to create tournaments, by id (two queries)."""
+    accounts = list(accounts)
+    ids = [a.pk for a in accounts]
+    permission = organizer_permission()
+    direct = set(
+        get_user_model()
+        .objects.filter(pk__in=ids, user_permissions=permission)
+        .values_list("pk", flat=True)
+    )
+    held = set(organizer_right_holders().filter(pk__in=ids).values_list("pk", flat=True))
+    return {a.pk: OrganizerRight(a, a.pk in held, a.pk in direct) for a in accounts}
+
+
+def organizer_right(account) -> OrganizerRight:
+    return organizer_rights([account])[account.pk]
+
+
+def _set_organizer_right(user, account, grant: bool) -> OrganizerRight:
+    _require_staff(user)
+    if grant and not account.is_active:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("%(name)s's account is deactivated; reactivate it first.")
+            % {"name": display_name(account)},
+        )
+    permission = organizer_permission()
+    with transaction.atomic():
+        account = get_user_model().objects.select_for_update().get(pk=account.pk)
+        holds_directly = account.user_permissions.filter(pk=permission.pk).exists()
+        if grant and not holds_directly:
+            account.user_permissions.add(permission)
+            record(
+                Action.ORGANIZER_RIGHT_GRANTED,
+                user,
+                account=account.pk,
+                username=account.get_username(),
+            )
+        elif not grant and holds_directly:
+            account.user_permissions.remove(permission)
+            record(
+                Action.ORGANIZER_RIGHT_REVOKED,
+                user,
+                account=account.pk,
+                username=account.get_username(),
+            )
+    # A fresh copy: the account's permission cache does not see the change.
+    return organizer_right(get_user_model().objects.get(pk=account.pk))
+
+
+def grant_organizer_right(user, account) -> OrganizerRight:
+    """Let ``account`` create tournaments (staff). Granting it again changes nothing."""
+    return _set_organizer_right(user, account, grant=True)
+
+
+def revoke_organizer_right(user, account) -> OrganizerRight:
+    """Take away the right to create tournaments granted to ``account`` (staff). A right held
+    through a group or as a superuser stays (the answer says so)."""
+    return _set_organizer_right(user, account, grant=False)
 
 
 # ---------------------------------------------------------------------------
@@ -88,7 +211,7 @@ def invite(
             invited_by=user,
         )
         record(
-            "invitation.sent",
+            Action.INVITATION_SENT,
             user,
             tournament=tournament,
             stage=stage,
@@ -104,7 +227,9 @@ def invite(
 def invitation_for(token: str) -> Invitation:
     """The invitation a link names (for showing it), or an ActionError."""
     invitation = (
-        Invitation.objects.select_related("tournament", "stage", "invited_by", "accepted_by")
+        Invitation.objects.select_related(
+            "tournament", "stage", "invited_by", "accepted_by__profile"
+        )
         .filter(pk=read_invitation_token(token))
         .first()
     )
@@ -158,7 +283,7 @@ def accept_invitation(user, token: str) -> Invitation:
         invitation.accepted_by = user
         invitation.save(update_fields=["accepted_at", "accepted_by"])
         record(
-            "invitation.accepted",
+            Action.INVITATION_ACCEPTED,
             user,
             tournament=invitation.tournament,
             stage=invitation.stage,
@@ -170,21 +295,25 @@ def accept_invitation(user, token: str) -> Invitation:
     return invitation
 
 
-def _new_user(username: str, email: str, password: str):
-    """A new account (the caller validated the username and the password)."""
+def _new_user(username: str, email: str, password: str, name: str = ""):
+    """A new account (the caller validated the username and the password) with its display
+    name."""
     users = get_user_model().objects
     if users.filter(username__iexact=username).exists():
         raise ActionError(
             ErrorCode.CONFLICT, _("The user name %(name)r is taken.") % {"name": username}
         )
+    name = clean_name(name)
     user = users.create_user(username, email, password)
-    record("account.created", user, username=username)
+    record(Action.ACCOUNT_CREATED, user, username=username)
+    if name:
+        set_display_name(user, name)
     return user
 
 
-def join_by_invitation(token: str, *, username: str, password: str):
-    """Create an account for the invited address and accept the invitation with it, in one
-    transaction. Returns the new user."""
+def join_by_invitation(token: str, *, username: str, password: str, display_name: str = ""):
+    """Create an account for the invited address (with the name others will see) and accept
+    the invitation with it, in one transaction. Returns the new user."""
     invitation = invitation_for(token)
     if invitation.accepted_at is not None:
         raise ActionError(
@@ -192,9 +321,223 @@ def join_by_invitation(token: str, *, username: str, password: str):
             _("This invitation was accepted already; sign in with the account that accepted it."),
         )
     with transaction.atomic():
-        user = _new_user(username, invitation.email, password)
+        user = _new_user(username, invitation.email, password, display_name)
         accept_invitation(user, token)
     return user
+
+
+# ---------------------------------------------------------------------------
+# A stage's TDs, in bulk
+# ---------------------------------------------------------------------------
+
+TD_CSV_HEADER = ["group", "email"]
+
+
+class TdAction:
+    ASSIGN = "assign"  # an account has the address: it becomes the group's TD
+    UNCHANGED = "unchanged"  # that account is the group's TD already
+    INVITE = "invite"  # no account has the address: it is invited as the group's TD
+
+
+@dataclass
+class TdRow:
+    """One group's TD as a file (or the page's form) names it."""
+
+    line: int
+    group: Group
+    email: str
+    action: str
+    account: Any = None  # the user with the address (None: invited)
+
+    @property
+    def account_name(self) -> str:
+        return display_name(self.account) if self.account is not None else ""
+
+
+@dataclass
+class TdPlan:
+    """What assigning a stage's TDs does (or did), row by row."""
+
+    stage: Stage
+    rows: list[TdRow] = field(default_factory=list)
+
+    def count(self, action: str) -> int:
+        return sum(1 for row in self.rows if row.action == action)
+
+    @property
+    def assigned(self) -> int:
+        return self.count(TdAction.ASSIGN)
+
+    @property
+    def invited(self) -> int:
+        return self.count(TdAction.INVITE)
+
+    @property
+    def unchanged(self) -> int:
+        return self.count(TdAction.UNCHANGED)
+
+
+def parse_td_csv(text: str) -> list[tuple[int, str, str | None]]:
+    """The rows of a TD file as (line, group, email): columns ``group,email``, an optional
+    header row ``group,email``, blank lines skipped; ``email`` is None for a row with more
+    than two columns. :func:`plan_tds` checks them."""
+    rows: list[tuple[int, str, str | None]] = []
+    for line, cells in enumerate(csv.reader((text or "").lstrip("\ufeff").splitlines()), 1):
+        cells = [cell.strip() for cell in cells]
+        while cells and not cells[-1]:
+            cells.pop()
+        if not cells:
+            continue
+        if not rows and [cell.lower() for cell in cells] == TD_CSV_HEADER:
+            continue
+        if len(cells) > 2:
+            rows.append((line, cells[0], None))
+        else:
+            rows.append((line, cells[0], cells[1] if len(cells) == 2 else ""))
+    return rows
+
+
+def plan_tds(stage: Stage, rows: list[tuple[int, str, str | None]]) -> TdPlan:
+    """Check every row against the stage's groups and the accounts; a BAD_ROWS ActionError
+    lists every bad row (an unknown group, a bad or ambiguous address, a group named twice)."""
+    groups = {g.number: g for g in Group.objects.filter(stage=stage).select_related("td")}
+    bad: list[dict] = []
+    checked: list[tuple[int, Group, str]] = []
+    seen: dict[int, int] = {}
+    for line, number_text, email in rows:
+        problems = []
+        group = None
+        try:
+            number = int(number_text)
+        except (TypeError, ValueError):
+            problems.append(
+                _("%(value)r is not a group number (the columns are group,email).")
+                % {"value": number_text}
+            )
+        else:
+            group = groups.get(number)
+            if group is None:
+                if groups:
+                    problems.append(
+                        _("%(stage)s has no group %(number)s (its groups are 1 to %(last)s).")
+                        % {
+                            "stage": stage.get_kind_display(),
+                            "number": number,
+                            "last": max(groups),
+                        }
+                    )
+                else:
+                    problems.append(
+                        _("%(stage)s has no group %(number)s: it is not drawn yet.")
+                        % {"stage": stage.get_kind_display(), "number": number}
+                    )
+            elif number in seen:
+                problems.append(
+                    _("Group %(number)s is named twice (lines %(first)s and %(line)s).")
+                    % {"number": number, "first": seen[number], "line": line}
+                )
+            else:
+                seen[number] = line
+        if email is None:
+            problems.append(_("A row has two columns: group,email (this one has more)."))
+        else:
+            try:
+                validate_email(email)
+            except ValidationError:
+                problems.append(
+                    _("%(email)r is not an e-mail address.") % {"email": email}
+                    if email
+                    else _("The e-mail address is missing.")
+                )
+        if problems:
+            bad.append({"line": line, "message": " ".join(problems)})
+        elif group is not None and email is not None:
+            checked.append((line, group, email))
+    accounts: dict[str, list] = defaultdict(list)
+    addresses = {email.lower() for _line, _group, email in checked}
+    users = get_user_model().objects.annotate(address=Lower("email"))
+    for account in users.filter(is_active=True, address__in=addresses).select_related("profile"):
+        accounts[account.address].append(account)
+    plan = TdPlan(stage)
+    for line, group, email in checked:
+        matches = accounts.get(email.lower(), [])
+        if len(matches) > 1:
+            bad.append(
+                {
+                    "line": line,
+                    "message": _(
+                        "%(count)s accounts have the address %(email)s; name the TD of group "
+                        "%(number)s on the group's page instead."
+                    )
+                    % {"count": len(matches), "email": email, "number": group.number},
+                }
+            )
+        elif matches:
+            account = matches[0]
+            action = TdAction.UNCHANGED if group.td_id == account.pk else TdAction.ASSIGN
+            plan.rows.append(TdRow(line, group, email, action, account))
+        else:
+            plan.rows.append(TdRow(line, group, email, TdAction.INVITE))
+    if bad:
+        bad.sort(key=lambda row: row["line"])
+        raise ActionError(
+            ErrorCode.BAD_ROWS,
+            ngettext(
+                "The file has %(count)s bad row; nothing was changed. Correct it and send the "
+                "whole file again.",
+                "The file has %(count)s bad rows; nothing was changed. Correct them and send the "
+                "whole file again.",
+                len(bad),
+            )
+            % {"count": len(bad)},
+            bad,
+        )
+    if not plan.rows:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("The file names no group; write one line group,email for each group."),
+        )
+    plan.rows.sort(key=lambda row: row.group.number)
+    return plan
+
+
+def preview_tds(user, stage: Stage, text: str) -> TdPlan:
+    """What :func:`assign_tds` would do with ``text``; nothing is written (organizers)."""
+    require_organizer(user, stage.tournament)
+    return plan_tds(stage, parse_td_csv(text))
+
+
+def assign_tds(user, stage: Stage, text: str) -> TdPlan:
+    """Name the TDs of the stage's groups from a CSV ``group,email`` (organizers): an account
+    with the address becomes the group's TD at once, any other address is invited as the
+    group's TD (the e-mail goes out on commit; the group keeps its TD until the invitation
+    is accepted). All rows or none: every bad row is listed and nothing changes."""
+    require_organizer(user, stage.tournament)
+    return _apply_tds(user, stage, parse_td_csv(text))
+
+
+def assign_group_td(user, stage: Stage, number: int, email: str) -> TdPlan:
+    """Name one group's TD by e-mail address, as one row of :func:`assign_tds` would."""
+    require_organizer(user, stage.tournament)
+    return _apply_tds(user, stage, [(1, str(number), (email or "").strip())])
+
+
+def _apply_tds(user, stage: Stage, rows) -> TdPlan:
+    with transaction.atomic():
+        plan = plan_tds(stage, rows)
+        for row in plan.rows:
+            if row.action == TdAction.ASSIGN:
+                row.group = assign_td(user, row.group, row.account)
+            elif row.action == TdAction.INVITE:
+                invite(
+                    user,
+                    stage.tournament,
+                    email=row.email,
+                    role=Invitation.Role.TD,
+                    stage=stage,
+                    group_number=row.group.number,
+                )
+    return plan
 
 
 # ---------------------------------------------------------------------------
@@ -215,7 +558,7 @@ def link_entrant(user, entrant: Entrant, player) -> Entrant:
         entrant.user = player
         entrant.save(update_fields=["user"])
         record(
-            "entrant.linked",
+            Action.ENTRANT_LINKED,
             user,
             tournament=entrant.tournament,
             entrant=entrant.code,
@@ -260,7 +603,7 @@ def send_claim_links(user, entrants) -> int:
     with transaction.atomic():
         for tournament in {e.tournament for e in entrants}:
             record(
-                "entrant.claim_links_sent",
+                Action.ENTRANT_CLAIM_LINKS_SENT,
                 user,
                 tournament=tournament,
                 entrants=sorted(e.code for e in entrants if e.tournament_id == tournament.pk),
@@ -320,13 +663,13 @@ def claim_entry(user, token: str) -> Entrant:
             )
         entrant.user = user
         entrant.save(update_fields=["user"])
-        record("entrant.claimed", user, tournament=entrant.tournament, entrant=entrant.code)
+        record(Action.ENTRANT_CLAIMED, user, tournament=entrant.tournament, entrant=entrant.code)
     return entrant
 
 
-def join_by_claim(token: str, *, username: str, password: str):
-    """Create an account with the entry's address and claim the entry with it, in one
-    transaction. Returns the new user."""
+def join_by_claim(token: str, *, username: str, password: str, display_name: str = ""):
+    """Create an account with the entry's address (and the name others will see) and claim
+    the entry with it, in one transaction. Returns the new user."""
     entrant = claimable_entrant(token)
     if entrant.user_id is not None:
         raise ActionError(
@@ -334,7 +677,7 @@ def join_by_claim(token: str, *, username: str, password: str):
             _("This entry belongs to an account already; sign in with it."),
         )
     with transaction.atomic():
-        user = _new_user(username, entrant.email, password)
+        user = _new_user(username, entrant.email, password, display_name)
         claim_entry(user, token)
     return user
 
@@ -354,7 +697,7 @@ def obtain_token(user) -> Token:
     with transaction.atomic():
         token, created = Token.objects.get_or_create(user=user)
         if created:
-            record("account.token_created", user)
+            record(Action.ACCOUNT_TOKEN_CREATED, user)
     return token
 
 
@@ -364,5 +707,5 @@ def regenerate_token(user) -> Token:
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
         token = Token.objects.create(user=user)
-        record("account.token_created", user)
+        record(Action.ACCOUNT_TOKEN_CREATED, user)
     return token

@@ -1,5 +1,6 @@
-"""Account pages: signing in (rate-limited), password reset, "my games", the API token,
-invitations (sent by organizers, accepted through the e-mailed link) and claiming an entry.
+"""Account pages: signing in (rate-limited), password reset, "my games", one's display name,
+the API token, invitations (sent by organizers, accepted through the e-mailed link), claiming
+an entry, a stage's TDs (organizers) and who may create tournaments (staff).
 
 Each view parses its input, calls one action of ``services`` and renders; an action's refusal
 is shown on the page and changes nothing.
@@ -10,25 +11,41 @@ from __future__ import annotations
 import math
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
 
-from apps.core.errors import ActionError
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.pages import show_refusal
+from apps.core.people import display_name, stored_display_name, td_name
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
-from apps.stages.models import Tournament
-from apps.stages.views import show_refusal
+from apps.groups.services import assign_td
+from apps.stages.models import Stage, Tournament
+from apps.stages.pages import organizer_page
 
 from . import services
-from .forms import AccountForm, ClaimRequestForm, InvitationForm
+from .forms import (
+    AccountForm,
+    ClaimRequestForm,
+    DisplayNameForm,
+    GroupTdForm,
+    InvitationForm,
+    OrganizerSearchForm,
+    TdUploadForm,
+)
 from .games import my_stages
 from .models import Invitation
 from .throttles import sign_in_allowed
@@ -87,8 +104,35 @@ def me(request: HttpRequest) -> HttpResponse:
         .select_related("stage__tournament")
         .order_by("stage__tournament__name", "stage__order", "number"),
         "organizes": user.organized_tournaments.order_by("name"),
+        "shown_as": display_name(user),
+        "named": bool(stored_display_name(user)),
     }
     return render(request, "accounts/me.html", context)
+
+
+@login_required
+def me_name(request: HttpRequest) -> HttpResponse:
+    """The name others see for one's account: on group pages, as TD, in a game's history."""
+    user = request.user
+    initial = {"display_name": stored_display_name(user)}
+    form = DisplayNameForm(request.POST if request.method == "POST" else None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                services.set_display_name(user, form.cleaned_data["display_name"])
+            except ActionError as error:
+                show_refusal(request, error)
+                status = error.http_status
+            else:
+                messages.success(
+                    request, _("Others now see you as %(name)s.") % {"name": display_name(user)}
+                )
+                return redirect("me")
+        else:
+            status = 400
+    context = {"form": form, "shown_as": display_name(user)}
+    return render(request, "accounts/name.html", context, status=status)
 
 
 @login_required
@@ -152,7 +196,7 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
         "tournament": cup,
         "form": form,
         "invitations": Invitation.objects.filter(tournament=cup).select_related(
-            "stage", "invited_by", "accepted_by"
+            "stage", "invited_by__profile", "accepted_by__profile"
         ),
     }
     return render(request, "accounts/invitations.html", context, status=status)
@@ -168,6 +212,7 @@ def _accept_or_join(request: HttpRequest, form: AccountForm, *, accept, join) ->
             user = join(
                 username=form.cleaned_data["username"],
                 password=form.cleaned_data["password1"],
+                display_name=form.cleaned_data["display_name"],
             )
             login(request, user)
         else:
@@ -257,3 +302,231 @@ def claim(request: HttpRequest, token: str) -> HttpResponse:
     mine = request.user.is_authenticated and entrant.user_id == request.user.pk
     context = {"entrant": entrant, "form": form, "mine": mine}
     return render(request, "accounts/claim.html", context, status=status)
+
+
+# ---------------------------------------------------------------------------
+# A stage's TDs (organizers)
+# ---------------------------------------------------------------------------
+
+
+def _td_page(
+    request: HttpRequest,
+    stage: Stage,
+    *,
+    upload_form: TdUploadForm | None = None,
+    plan: services.TdPlan | None = None,
+    error: ActionError | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    groups = list(
+        Group.objects.filter(stage=stage).select_related("td__profile").order_by("number")
+    )
+    pending: dict[int, list[str]] = {}
+    for number, email in (
+        Invitation.objects.filter(stage=stage, role=Invitation.Role.TD, accepted_at__isnull=True)
+        .order_by("created_at")
+        .values_list("group_number", "email")
+    ):
+        addresses = pending.setdefault(number, [])
+        if email.lower() not in {a.lower() for a in addresses}:
+            addresses.append(email)
+    rows = [
+        {
+            "group": g,
+            "td_name": td_name(g.td) if g.td else "",
+            "td_email": g.td.email if g.td else "",
+            "invited": pending.get(g.number, []),
+        }
+        for g in groups
+    ]
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "rows": rows,
+        "without_td": sum(1 for g in groups if g.td_id is None),
+        "upload_form": upload_form or TdUploadForm(),
+        "plan": plan,
+        "error": error,
+    }
+    return render(request, "accounts/stage_tds.html", context, status=status)
+
+
+@organizer_page
+def stage_tds(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """Every group of the stage with its TD (name and address) and open invitations; a CSV
+    ``group,email`` names many TDs at once: ``preview`` shows what it would do, ``apply``
+    does it (all rows or none, every bad row listed)."""
+    if request.method != "POST":
+        return _td_page(request, stage)
+    form = TdUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _td_page(request, stage, upload_form=form, status=400)
+    text = form.cleaned_data["text"]
+    try:
+        if "apply" not in request.POST:
+            plan = services.preview_tds(request.user, stage, text)
+            confirm = TdUploadForm(initial={"csv": text})
+            return _td_page(request, stage, upload_form=confirm, plan=plan)
+        plan = services.assign_tds(request.user, stage, text)
+    except ActionError as error:
+        if error.code == ErrorCode.PERMISSION_DENIED:
+            raise PermissionDenied(error.message) from error
+        return _td_page(request, stage, upload_form=form, error=error, status=error.http_status)
+    messages.success(request, _td_summary(plan))
+    return redirect("stage-tds", stage.tournament.slug, stage.order)
+
+
+def _td_summary(plan: services.TdPlan) -> str:
+    parts = [
+        ngettext("%(count)s TD assigned", "%(count)s TDs assigned", plan.assigned)
+        % {"count": plan.assigned},
+        ngettext("%(count)s invitation sent", "%(count)s invitations sent", plan.invited)
+        % {"count": plan.invited},
+    ]
+    if plan.unchanged:
+        parts.append(
+            ngettext("%(count)s group unchanged", "%(count)s groups unchanged", plan.unchanged)
+            % {"count": plan.unchanged}
+        )
+    return ", ".join(parts) + "."
+
+
+@require_POST
+@organizer_page
+def stage_td_group(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """One group's TD: ``email`` names (or invites) them; ``remove`` leaves the group
+    without a TD."""
+    back = redirect(reverse("stage-tds", args=[stage.tournament.slug, stage.order]))
+    if "remove" in request.POST:
+        number = request.POST.get("group", "")
+        group = get_object_or_404(Group, stage=stage, number=int(number) if number.isdigit() else 0)
+        try:
+            assign_td(request.user, group, None)
+        except ActionError as error:
+            show_refusal(request, error)
+            return back
+        messages.success(request, _("Group %(number)s has no TD now.") % {"number": group.number})
+        return back
+    form = GroupTdForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for message in errors:
+                messages.error(request, message)
+        return _td_page(request, stage, status=400)
+    number, email = form.cleaned_data["group"], form.cleaned_data["email"]
+    try:
+        plan = services.assign_group_td(request.user, stage, number, email)
+    except ActionError as error:
+        if not error.details:
+            show_refusal(request, error)
+        for row in error.details:
+            messages.error(request, row["message"])
+        return back
+    row = plan.rows[0]
+    if row.action == services.TdAction.INVITE:
+        message = _(
+            "No account has the address %(email)s: it is invited as TD of group %(number)s."
+        )
+    elif row.action == services.TdAction.UNCHANGED:
+        message = _("%(name)s is the TD of group %(number)s already.")
+    else:
+        message = _("%(name)s is now the TD of group %(number)s.")
+    messages.success(
+        request, message % {"email": email, "number": number, "name": row.account_name}
+    )
+    return back
+
+
+# ---------------------------------------------------------------------------
+# Who may create tournaments (staff)
+# ---------------------------------------------------------------------------
+
+ACCOUNTS_PER_PAGE = 50
+
+
+def _staff_only(request: HttpRequest) -> HttpResponse | None:
+    """A redirect to sign in, a 403, or None for staff."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not request.user.is_staff:
+        raise PermissionDenied(_("Only staff may open this page."))
+    return None
+
+
+def staff_organizers(request: HttpRequest) -> HttpResponse:
+    """Every account, with a search, and whether it may create tournaments: a button grants
+    or takes away the right (staff)."""
+    refused = _staff_only(request)
+    if refused is not None:
+        return refused
+    form = OrganizerSearchForm(request.GET or None)
+    accounts = get_user_model().objects.select_related("profile").order_by("username")
+    query, holders = "", False
+    if form.is_valid():
+        query = form.cleaned_data["q"].strip()
+        if query:
+            accounts = accounts.filter(
+                Q(username__icontains=query)
+                | Q(email__icontains=query)
+                | Q(first_name__icontains=query)
+                | Q(last_name__icontains=query)
+                | Q(profile__display_name__icontains=query)
+            )
+        holders = form.cleaned_data["holders"]
+        if holders:
+            accounts = accounts.filter(pk__in=services.organizer_right_holders().values("pk"))
+    page = Paginator(accounts, ACCOUNTS_PER_PAGE).get_page(request.GET.get("page"))
+    rights = services.organizer_rights(page.object_list)
+    rows = [
+        {"account": a, "name": display_name(a), "right": rights[a.pk]} for a in page.object_list
+    ]
+    params = request.GET.copy()
+    params.pop("page", None)
+    context = {
+        "form": form,
+        "query": query,
+        "holders": holders,
+        "page": page,
+        "rows": rows,
+        "params": params.urlencode(),
+    }
+    return render(request, "accounts/staff_organizers.html", context)
+
+
+@require_POST
+def staff_organizer(request: HttpRequest, user_id: int) -> HttpResponse:
+    """Grant (``right=grant``) or take away (``right=revoke``) one account's right to create
+    tournaments (staff); back to the list."""
+    refused = _staff_only(request)
+    if refused is not None:
+        return refused
+    account = get_object_or_404(get_user_model(), pk=user_id)
+    grant = request.POST.get("right") == "grant"
+    try:
+        if grant:
+            right = services.grant_organizer_right(request.user, account)
+        else:
+            right = services.revoke_organizer_right(request.user, account)
+    except ActionError as error:
+        show_refusal(request, error)
+    else:
+        name = display_name(account)
+        if grant:
+            messages.success(request, _("%(name)s may create tournaments.") % {"name": name})
+        elif right.holds:
+            messages.warning(
+                request,
+                _(
+                    "%(name)s still may create tournaments: the right comes from a group or a "
+                    "superuser account (change it in the admin)."
+                )
+                % {"name": name},
+            )
+        else:
+            messages.success(
+                request, _("%(name)s may no longer create tournaments.") % {"name": name}
+            )
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = reverse("staff-organizers")
+    return redirect(back)

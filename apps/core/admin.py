@@ -7,9 +7,17 @@ from .models import AuditEvent
 class AuditEventAdmin(admin.ModelAdmin):
     """The audit trail is read-only: events are written by the actions only."""
 
-    list_display = ("created_at", "action", "actor", "tournament", "stage", "group", "game")
+    list_display = (
+        "created_at",
+        "action",
+        "actor",
+        "tournament_id",
+        "stage_id",
+        "group_id",
+        "game_id",
+    )
     list_filter = ("action",)
-    list_select_related = ("actor", "tournament", "stage__tournament", "group", "game")
+    list_select_related = ("actor",)
     search_fields = ("action", "actor__username")
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in AuditEvent._meta.fields]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -37,6 +37,9 @@ class ApiErrorCode(StrEnum):
     NOT_ACCEPTABLE = "not_acceptable"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     THROTTLED = "throttled"
+    REQUEST_TOO_LARGE = "request_too_large"
+    TOO_MANY_FIELDS = "too_many_fields"
+    SERVER_ERROR = "server_error"
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -58,6 +61,16 @@ def error_responses(*statuses: int) -> dict[int, type[ErrorSerializer]]:
 
 def _error(code: str, message: str, details: list | None = None) -> dict:
     return {"code": str(code), "message": str(message), "details": details or []}
+
+
+def json_error(code: str, message: str, status: int, details: list | None = None) -> JsonResponse:
+    """An error in the API's format from outside DRF (middleware, Django's error handlers)."""
+    return JsonResponse(_error(code, message, details), status=status)
+
+
+def is_api_path(path: str) -> bool:
+    """Whether ``path`` (a request's ``path_info``) is an address of the API."""
+    return path == "/api" or path.startswith("/api/")
 
 
 def _field_errors(detail, field: str | None = None) -> list[dict]:

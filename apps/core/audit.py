@@ -1,22 +1,147 @@
-"""Writing audit events (call inside the action's transaction)."""
+"""Writing audit events (call inside the action's transaction).
+
+Every action name is a member of :class:`Action`; its value is the string stored in
+``AuditEvent.action`` (never change a value: stored events keep theirs). The events whose
+details code reads back have a builder here (:func:`result_changed`,
+:func:`entrant_withdrawn`), so their keys are spelled in one place.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+
+from django.db.models import QuerySet
 
 from .models import AuditEvent
 
 
+class Action(StrEnum):
+    """The name of an audited state change, as stored in ``AuditEvent.action``."""
+
+    # accounts
+    ACCOUNT_CREATED = "account.created"  # a new account was made (username)
+    ACCOUNT_TOKEN_CREATED = "account.token_created"  # an API token was created or replaced
+    ACCOUNT_NAME_CHANGED = "account.name_changed"  # an account's display name was set
+    ORGANIZER_RIGHT_GRANTED = "account.organizer_right_granted"  # staff: may create tournaments
+    ORGANIZER_RIGHT_REVOKED = "account.organizer_right_revoked"  # staff took that right away
+    INVITATION_SENT = "invitation.sent"  # an organizer invited an e-mail address to a role
+    INVITATION_ACCEPTED = "invitation.accepted"  # the invited account took up the role
+    ENTRANT_LINKED = "entrant.linked"  # an organizer linked an entry to an account (or unlinked)
+    ENTRANT_CLAIM_LINKS_SENT = "entrant.claim_links_sent"  # claim links e-mailed to entrants
+    ENTRANT_CLAIMED = "entrant.claimed"  # a player claimed an entry with a claim link
+    # tournaments, registration and the draw
+    TOURNAMENT_CREATED = "tournament.created"  # an organizer created a tournament
+    TOURNAMENT_UPDATED = "tournament.updated"  # its settings changed (changes: field → [old, new])
+    STAGE_CREATED = "stage.created"  # a stage was added to a tournament (its settings)
+    STAGE_UPDATED = "stage.updated"  # a stage's settings changed (changes: field → [old, new])
+    STAGE_DELETED = "stage.deleted"  # an undrawn stage was removed (kind, order, status)
+    ENTRANTS_IMPORTED = "entrants.imported"  # a stage's entrants were imported
+    ENTRANTS_REPLACED = "entrants.replaced"  # an import replaced a stage's list (codes changed)
+    ENTRANT_ADDED = "entrant.added"  # an organizer added one entrant while registration is open
+    ENTRANT_UPDATED = "entrant.updated"  # an entrant's details were changed (old → new)
+    ENTRANT_REMOVED = "entrant.removed"  # an entrant was taken off an open stage's list
+    REGISTRATION_CLOSED = "registration.closed"  # a stage's entrant list was frozen (digest)
+    REGISTRATION_REOPENED = "registration.reopened"  # a stage's registration was reopened
+    DRAW_STARTED = "draw.started"  # a draw job was queued (seed)
+    DRAW_FINISHED = "draw.finished"  # a draw job wrote the groups, seats and games
+    DRAW_FAILED = "draw.failed"  # a draw job failed (error)
+    DRAW_CANCELLED = "draw.cancelled"  # an organizer stopped a running draw job
+    DRAW_PUBLISHED = "draw.published"  # the draw was made public and immutable
+    # groups and results
+    GROUP_TD_ASSIGNED = "group.td_assigned"  # a group's TD was named or removed
+    RESULT_ENTERED = "result.entered"  # an unfinished game got a result
+    RESULT_CORRECTED = "result.corrected"  # a finished game's result was changed (reason)
+    ENTRANT_WITHDRAWN = "entrant.withdrawn"  # an entrant left a stage; open games forfeited
+    GROUP_CLOSED = "group.closed"  # a group was closed for results
+    GROUP_REOPENED = "group.reopened"  # a closed group was reopened (reason)
+    STAGE_SENT_TO_ADJUDICATION = "stage.sent_to_adjudication"  # open games go to adjudication
+    STAGE_CLOSED = "stage.closed"  # a stage was closed (with its remaining groups)
+    # standings
+    STANDINGS_RECOMPUTE_FORCED = "standings.recompute_forced"  # an organizer forced a recompute
+    # qualification
+    QUALIFICATION_RULE_SET = "qualification.rule_set"  # a stage's qualification rule changed
+    QUALIFICATION_PREQUALIFIED = "qualification.prequalified"  # an entrant was pre-qualified
+    QUALIFICATION_DECLINED = "qualification.declined"  # a qualifier declined the next stage
+    QUALIFICATION_CONFIRMED = "qualification.confirmed"  # the next stage's entrants were fixed
+    # notifications
+    NOTIFICATIONS_PREFERENCES_CHANGED = "notifications.preferences_changed"  # e-mail choices
+
+
+# The events that change a game's result (a group's and a TD's history lists them).
+RESULT_EVENTS = (Action.RESULT_ENTERED, Action.RESULT_CORRECTED, Action.ENTRANT_WITHDRAWN)
+
+
 def record(
-    action: str, actor=None, *, tournament=None, stage=None, group=None, game=None, **data
+    action: Action, actor=None, *, tournament=None, stage=None, group=None, game=None, **data
 ) -> AuditEvent:
     """Write one audit event (call inside the action's transaction)."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
     return AuditEvent.objects.create(
-        action=action,
+        action=Action(action),
         actor=actor if getattr(actor, "is_authenticated", False) else None,
-        tournament=tournament,
-        stage=stage,
-        group=group,
-        game=game,
+        tournament_id=_id(tournament),
+        stage_id=_id(stage),
+        group_id=_id(group),
+        game_id=_id(game),
         data=data,
     )
+
+
+def _id(obj) -> int | None:
+    return None if obj is None else obj.pk
+
+
+# ---------------------------------------------------------------------------
+# Events whose details are read back
+# ---------------------------------------------------------------------------
+
+
+def result_change_data(old: str, new: str, adjudicated: bool, reason: str) -> dict[str, Any]:
+    """The details of a result change (also written in bulk by the simulation)."""
+    return {"old": old, "new": new, "adjudicated": adjudicated, "reason": reason}
+
+
+def result_changed(
+    actor, game, *, old: str, new: str, adjudicated: bool, reason: str, corrected: bool
+) -> AuditEvent:
+    """A game's result was entered (``corrected=False``) or changed: ``old`` → ``new``."""
+    return record(
+        Action.RESULT_CORRECTED if corrected else Action.RESULT_ENTERED,
+        actor,
+        stage=game.group.stage,
+        group=game.group,
+        game=game,
+        **result_change_data(old, new, adjudicated, reason),
+    )
+
+
+def entrant_withdrawn(
+    actor, *, stage, group, entrant_code: str, reason: str, forfeited: Iterable
+) -> AuditEvent:
+    """An entrant withdrew from ``stage``; ``forfeited`` are the games that became forfeits.
+
+    The games are listed for the record only: which games a withdrawal forfeited is
+    ``Game.forfeited_by``, never read back from here.
+    """
+    return record(
+        Action.ENTRANT_WITHDRAWN,
+        actor,
+        stage=stage,
+        group=group,
+        entrant=entrant_code,
+        reason=reason,
+        games=[{"game": g.pk, "new": g.result} for g in forfeited],
+    )
+
+
+def withdrawn_entrant_code(event: AuditEvent) -> str:
+    """The code of the entrant an ``entrant.withdrawn`` event is about."""
+    return event.data.get("entrant", "")
+
+
+def withdrawals_of(entrant_code: str) -> QuerySet[AuditEvent]:
+    """The withdrawal events of the entrant with ``entrant_code`` (narrow by stage/group)."""
+    return AuditEvent.objects.filter(action=Action.ENTRANT_WITHDRAWN, data__entrant=entrant_code)

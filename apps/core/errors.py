@@ -41,7 +41,7 @@ class ActionError(Exception):
         return STATUS[self.code]
 
     def as_dict(self) -> dict:
-        data = {"code": str(self.code), "message": self.message}
+        data: dict[str, object] = {"code": str(self.code), "message": self.message}
         if self.details:
             data["details"] = self.details
         return data

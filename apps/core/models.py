@@ -1,13 +1,16 @@
-"""The audit trail: one event per state change, written in the change's transaction."""
+"""The audit trail (one event per state change, written in the change's transaction) and
+the profiles of accounts (the name others see)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 
+from .people import DISPLAY_NAME_MAX_LENGTH, validate_display_name
+
 
 class AuditEvent(models.Model):
-    """Who did what, when, to which tournament/stage/group/game, with the details."""
+    """Who did what, when, to which tournament/stage/group/game (by id), with the details."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(
@@ -18,30 +21,13 @@ class AuditEvent(models.Model):
         related_name="+",
     )
     action = models.CharField(max_length=64)
-    tournament = models.ForeignKey(
-        "stages.Tournament", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
-    stage = models.ForeignKey(
-        "stages.Stage", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
-    # Groups and games are deleted only when an unpublished draw is replaced, before any
-    # result exists; the events keep their ids, and the delete stays one statement.
-    group = models.ForeignKey(
-        "groups.Group",
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        related_name="+",
-    )
-    game = models.ForeignKey(
-        "results.Game",
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        related_name="+",
-    )
+    # What the event is about, by id: the audit trail sits below the apps whose objects it
+    # names, so it holds their ids, not foreign keys. Events outlive what they name (a draw
+    # replaced before publication deletes its groups and games; the events stay).
+    tournament_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    stage_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    group_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    game_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     data = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -49,3 +35,21 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+
+class Profile(models.Model):
+    """What an account shows of itself to others: its display name (see ``apps.core.people``).
+
+    Accounts without a profile are shown by their full name or a neutral label; the profile
+    is made when a name is first set.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    display_name = models.CharField(
+        max_length=DISPLAY_NAME_MAX_LENGTH, blank=True, validators=[validate_display_name]
+    )
+
+    def __str__(self) -> str:
+        return self.display_name

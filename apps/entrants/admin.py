@@ -5,7 +5,7 @@ from .models import Entrant, StageEntry
 
 @admin.register(Entrant)
 class EntrantAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "nation", "rating", "person", "tournament")
+    list_display: tuple[str, ...] = ("code", "name", "nation", "rating", "person", "tournament")
     list_filter = ("nation", "tournament")
     list_select_related = ("tournament",)
     search_fields = ("code", "name")

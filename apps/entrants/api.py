@@ -1,13 +1,15 @@
-"""REST API of a stage's entrants: the CSV import (with a dry run), the list and the export."""
+"""REST API of a stage's entrants: the CSV import (with a dry run; adding to the list or
+replacing it), the list, adding, changing and removing one entrant, and the export."""
 
 from __future__ import annotations
 
 import django_filters
 from django.db.models import Q, QuerySet
 from django.http import HttpResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -15,17 +17,31 @@ from rest_framework.views import APIView
 
 from apps.core.api import CsvParser, decode_text, error_responses
 from apps.core.permissions import require_organizer
-from apps.stages.api import stage_for_action, stage_for_reading
+from apps.stages.lookups import stage_for_action, stage_for_reading
 
+from . import services
 from .models import StageEntry
-from .services import export_entrants_csv, import_entrants, preview_import
+from .serializers import EntrantDetailsSerializer
 
 STAGE_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The stage's id.")
+ENTRANT_CODE = OpenApiParameter(
+    "code", str, OpenApiParameter.PATH, description="The entrant's code in the tournament."
+)
+MODES = [
+    ("add", "add the file's entrants to the stage's list"),
+    ("replace", "make the file the stage's list: add, change and remove by code"),
+]
 
 
 class ImportQuerySerializer(serializers.Serializer):
     dry_run = serializers.BooleanField(
         default=False, help_text="1: check the file and answer with a preview; write nothing."
+    )
+    mode = serializers.ChoiceField(
+        choices=MODES,
+        default="add",
+        help_text="add (default): the file's entrants join the list; replace: the file "
+        "becomes the list (also as a JSON or multipart field).",
     )
 
 
@@ -37,8 +53,21 @@ class CsvFileSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="The entrant CSV file (UTF-8).")
 
 
+class EntrantChangeSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    fields = serializers.DictField(
+        child=serializers.ListField(),
+        help_text="{field: [old, new]} for every detail that changes.",
+    )
+
+
 class ImportPreviewSerializer(serializers.Serializer):
-    count = serializers.IntegerField(help_text="How many entrants the file adds.")
+    """A dry run's preview; with ``mode=replace`` (dry run or not) also who is added,
+    changed and removed, by code."""
+
+    count = serializers.IntegerField(
+        help_text="How many entrants the file adds (replace: how many the new list has)."
+    )
     nations = serializers.ListField(
         child=serializers.ListField(),
         help_text="[[nation, count], …], the largest nation first.",
@@ -46,10 +75,54 @@ class ImportPreviewSerializer(serializers.Serializer):
     multi_entry_persons = serializers.IntegerField(
         help_text="How many persons hold more than one entry."
     )
+    mode = serializers.CharField(required=False, help_text="replace (only in that mode).")
+    applied = serializers.BooleanField(
+        required=False,
+        help_text="replace: false for a preview (nothing written), true once the list is replaced.",
+    )
+    added = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="replace: the codes added."
+    )
+    changed = EntrantChangeSerializer(
+        many=True, required=False, help_text="replace: the entrants whose details change."
+    )
+    removed = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="replace: the codes removed."
+    )
+    unchanged = serializers.IntegerField(
+        required=False, help_text="replace: the entrants the file keeps as they are."
+    )
 
 
 class ImportResultSerializer(serializers.Serializer):
     imported = serializers.IntegerField()
+
+
+def replace_data(preview: services.ReplacePreview, *, applied: bool) -> dict:
+    return {
+        "mode": "replace",
+        "applied": applied,
+        "count": preview.count,
+        "nations": preview.nations(),
+        "multi_entry_persons": preview.multi_entry_persons(),
+        "added": [e.code for e in preview.added],
+        "changed": [
+            {"code": c.code, "fields": {name: [old, new] for name, old, new in c.fields()}}
+            for c in preview.changed
+        ],
+        "removed": [e.code for e in preview.removed],
+        "unchanged": preview.unchanged,
+    }
+
+
+def import_options(request) -> dict:
+    """``dry_run`` and ``mode`` from the query string, or from the body's fields."""
+    options = dict(request.query_params.items())
+    if not isinstance(request.data, str):
+        options.update((k, request.data[k]) for k in ("dry_run", "mode") if k in request.data)
+    query = ImportQuerySerializer(data=options)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
 
 
 def csv_text(request) -> str:
@@ -76,7 +149,8 @@ def csv_text(request) -> str:
 class EntrantImportView(APIView):
     """Import entrants from a CSV into the stage and its tournament: all rows or none, every
     bad row listed (organizers; the stage must be open for registration). With
-    ``?dry_run=1`` the file is only checked and previewed."""
+    ``?dry_run=1`` the file is only checked and previewed. With ``mode=replace`` the file
+    becomes the stage's list: codes it adds, changes and removes, all in one step."""
 
     parser_classes = [CsvParser, JSONParser, MultiPartParser]
 
@@ -95,10 +169,15 @@ class EntrantImportView(APIView):
     )
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)
-        query = ImportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        if query.validated_data["dry_run"]:
-            preview = preview_import(stage, csv_text(request))
+        options = import_options(request)
+        if options["mode"] == "replace":
+            if options["dry_run"]:
+                replacement = services.preview_replace(stage, csv_text(request))
+            else:
+                replacement = services.replace_entrants(request.user, stage, csv_text(request))
+            return Response(replace_data(replacement, applied=not options["dry_run"]))
+        if options["dry_run"]:
+            preview = services.preview_import(stage, csv_text(request))
             return Response(
                 {
                     "count": preview.count,
@@ -106,8 +185,17 @@ class EntrantImportView(APIView):
                     "multi_entry_persons": preview.multi_entry_persons(),
                 }
             )
-        preview = import_entrants(request.user, stage, csv_text(request))
+        preview = services.import_entrants(request.user, stage, csv_text(request))
         return Response({"imported": preview.count}, status=status.HTTP_201_CREATED)
+
+    # An entrant whose code is "import" is addressed here, since this address comes first.
+    @extend_schema(exclude=True)
+    def patch(self, request, pk: int) -> Response:
+        return change_entrant(request, pk, "import")
+
+    @extend_schema(exclude=True)
+    def delete(self, request, pk: int) -> Response:
+        return remove_entrant(request, pk, "import")
 
 
 class StageEntrantSerializer(serializers.ModelSerializer):
@@ -139,12 +227,42 @@ class StageEntrantFilter(django_filters.FilterSet):
         )
 
 
-@extend_schema(
-    parameters=[STAGE_ID],
-    responses={200: StageEntrantSerializer(many=True), **error_responses(400, 403, 404)},
+def entrant_data(entry: StageEntry) -> dict:
+    return StageEntrantSerializer(entry).data
+
+
+def entrant_url(entry: StageEntry) -> str:
+    return reverse("api-stage-entrant", kwargs={"pk": entry.stage_id, "code": entry.entrant.code})
+
+
+def change_entrant(request, pk: int, code: str) -> Response:
+    stage = stage_for_action(request, pk)
+    params = EntrantDetailsSerializer(data=request.data, partial=True)
+    params.is_valid(raise_exception=True)
+    entry = services.update_entrant(request.user, stage, code, **params.validated_data)
+    return Response(entrant_data(entry))
+
+
+def remove_entrant(request, pk: int, code: str) -> Response:
+    stage = stage_for_action(request, pk)
+    services.remove_entrant(request.user, stage, code)
+    return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[STAGE_ID],
+        responses={200: StageEntrantSerializer(many=True), **error_responses(400, 403, 404)},
+    ),
+    post=extend_schema(
+        parameters=[STAGE_ID],
+        request=EntrantDetailsSerializer,
+        responses={201: StageEntrantSerializer, **error_responses(400, 403, 404, 409)},
+    ),
 )
 class StageEntrantListView(generics.ListAPIView):
-    """The stage's entrants in code order (organizers)."""
+    """The stage's entrants in code order (organizers). POST adds one entrant while the
+    stage's registration is open (409 once it is closed: withdraw entrants then)."""
 
     queryset = StageEntry.objects.none()  # for introspection; get_queryset picks the stage's
     serializer_class = StageEntrantSerializer
@@ -158,6 +276,41 @@ class StageEntrantListView(generics.ListAPIView):
             .select_related("entrant")
             .order_by("entrant__code")
         )
+
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        params = EntrantDetailsSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        entry = services.add_entrant(request.user, stage, **params.validated_data)
+        return Response(
+            entrant_data(entry),
+            status=status.HTTP_201_CREATED,
+            headers={"Location": entrant_url(entry)},
+        )
+
+
+class StageEntrantView(APIView):
+    """One entrant of the stage (organizers, while its registration is open; 409 once it is
+    closed: withdraw entrants then)."""
+
+    @extend_schema(
+        parameters=[STAGE_ID, ENTRANT_CODE],
+        request=EntrantDetailsSerializer(partial=True),
+        responses={200: StageEntrantSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def patch(self, request, pk: int, code: str) -> Response:
+        """Change some of the entrant's details: name, nation, rating, person, e-mail (the
+        code is the entrant's key and cannot change)."""
+        return change_entrant(request, pk, code)
+
+    @extend_schema(
+        parameters=[STAGE_ID, ENTRANT_CODE],
+        responses={204: None, **error_responses(403, 404, 409)},
+    )
+    def delete(self, request, pk: int, code: str) -> Response:
+        """Take the entrant off the stage's list (and out of the tournament, when no other
+        stage has them)."""
+        return remove_entrant(request, pk, code)
 
 
 class StageEntrantCsvView(APIView):
@@ -175,7 +328,9 @@ class StageEntrantCsvView(APIView):
     def get(self, request, pk: int) -> HttpResponse:
         stage = stage_for_reading(request, pk)
         require_organizer(request.user, stage.tournament)
-        response = HttpResponse(export_entrants_csv(stage), content_type="text/csv; charset=utf-8")
+        response = HttpResponse(
+            services.export_entrants_csv(stage), content_type="text/csv; charset=utf-8"
+        )
         filename = f"{stage.tournament.slug}-stage-{stage.order}-entrants.csv"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response

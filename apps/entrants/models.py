@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from apps.core.choices import TextChoices
+from apps.silli.entrants import Entrant as EngineEntrant
+from apps.silli.entrants import FieldProblem, check_entrant, check_fields
+
+from .fields import invalid_fields, problem_message
+
+# The fields of an entrant the engine's rules check (apps/silli/entrants.py).
+CHECKED_FIELDS = frozenset({"code", "name", "nation", "rating", "person", "email"})
 
 
 class Entrant(models.Model):
@@ -38,11 +48,50 @@ class Entrant(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.nation}, {self.code})"
 
+    def save(self, *args, **kwargs) -> None:
+        """Refuse details the field rules refuse, whichever action writes them: an
+        :class:`~apps.core.errors.ActionError` (400) instead of a broken entrant list."""
+        fields = kwargs.get("update_fields")
+        saved = CHECKED_FIELDS if fields is None else CHECKED_FIELDS & set(fields)
+        if saved:
+            checked, problems = check_fields({name: getattr(self, name) for name in saved})
+            if problems:
+                raise invalid_fields(problems)
+            for name, value in checked.items():  # trimmed, the nation in upper case
+                setattr(self, name, value)
+            if "person" in saved and not self.person:
+                self.person = self.code
+        super().save(*args, **kwargs)
+
+    def checked(self) -> tuple[EngineEntrant | None, list[FieldProblem]]:
+        """This entrant's details through the engine's field rules: as the engine has them
+        (trimmed, the nation in upper case), or None and what the rules refuse."""
+        return check_entrant(
+            code=self.code,
+            name=self.name,
+            nation=self.nation,
+            rating=self.rating,
+            person=self.person,
+            email=self.email,
+        )
+
+    def problems(self) -> list[FieldProblem]:
+        """What the engine's field rules refuse in this entrant's details (nothing: valid)."""
+        return self.checked()[1]
+
+    def clean(self) -> None:
+        """The field rules, for model forms (the admin)."""
+        errors: dict[str, list[str]] = {}
+        for problem in self.problems():
+            errors.setdefault(problem.field, []).append(problem_message(problem))
+        if errors:
+            raise ValidationError(errors)
+
 
 class StageEntry(models.Model):
     """An entrant taking part in a stage: registered, qualified or pre-qualified."""
 
-    class Source(models.TextChoices):
+    class Source(TextChoices):
         REGISTERED = "registered", _("registered")
         QUALIFIED = "qualified", _("qualified")
         PREQUALIFIED = "prequalified", _("pre-qualified")

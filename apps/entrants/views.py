@@ -1,20 +1,28 @@
-"""Registration pages: preview a CSV import, confirm it, export the stage's entrants."""
+"""Registration pages: preview a CSV import (adding to the list or replacing it), confirm it,
+the list of the stage's entrants with adding, changing and removing one, and the export."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.pages import show_refusal
 from apps.stages.models import Stage
-from apps.stages.views import action_failed, manage_url, organizer_page
+from apps.stages.pages import action_failed, manage_url, organizer_page
 
 from . import services
-from .forms import ImportConfirmForm, ImportUploadForm
+from .forms import EntrantForm, ImportConfirmForm, ImportUploadForm
+from .models import StageEntry
+
+PAGE_SIZE = 100
 
 
 def _import_page(
@@ -41,18 +49,22 @@ def _import_page(
 @require_POST
 @organizer_page
 def import_preview(request: HttpRequest, stage: Stage) -> HttpResponse:
-    """Check an uploaded CSV and show what it would add, or every bad row; nothing is written."""
+    """Check an uploaded CSV and show what it would do — add entrants, or (``replace``) add,
+    change and remove them by code —, or every bad row; nothing is written."""
     form = ImportUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _import_page(request, stage, upload_form=form)
-    text = form.cleaned_data["file"]
+    text, mode = form.cleaned_data["file"], form.cleaned_data["mode"]
+    preview: services.ImportPreview
     try:
-        preview = services.preview_import(stage, text)
+        if mode == "replace":
+            preview = services.preview_replace(stage, text)
+        else:
+            preview = services.preview_import(stage, text)
     except ActionError as error:
         return _import_page(request, stage, error=error)
-    return _import_page(
-        request, stage, preview=preview, confirm_form=ImportConfirmForm(initial={"csv": text})
-    )
+    confirm = ImportConfirmForm(initial={"csv": text, "mode": mode})
+    return _import_page(request, stage, preview=preview, confirm_form=confirm)
 
 
 @require_POST
@@ -62,22 +74,170 @@ def import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _("The confirmation carried no file; upload it again."))
         return redirect(manage_url(stage))
+    replace = form.cleaned_data["mode"] == "replace"
+    preview: services.ImportPreview
     try:
-        preview = services.import_entrants(request.user, stage, form.cleaned_data["csv"])
+        if replace:
+            preview = services.replace_entrants(request.user, stage, form.cleaned_data["csv"])
+        else:
+            preview = services.import_entrants(request.user, stage, form.cleaned_data["csv"])
     except ActionError as error:
         if error.code == ErrorCode.BAD_ROWS:
             return _import_page(request, stage, error=error)
         return action_failed(request, stage, error)
-    messages.success(
-        request,
-        ngettext(
-            "Imported %(count)s entrant into %(stage)s.",
-            "Imported %(count)s entrants into %(stage)s.",
-            preview.count,
+    if isinstance(preview, services.ReplacePreview):
+        messages.success(
+            request,
+            _(
+                "The entrant list of %(stage)s is replaced: %(added)s added, %(changed)s "
+                "changed, %(removed)s removed, %(count)s entrants now."
+            )
+            % {
+                "stage": stage.get_kind_display(),
+                "added": len(preview.added),
+                "changed": len(preview.changed),
+                "removed": len(preview.removed),
+                "count": preview.count,
+            },
         )
-        % {"count": preview.count, "stage": stage.get_kind_display()},
-    )
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "Imported %(count)s entrant into %(stage)s.",
+                "Imported %(count)s entrants into %(stage)s.",
+                preview.count,
+            )
+            % {"count": preview.count, "stage": stage.get_kind_display()},
+        )
     return redirect(manage_url(stage))
+
+
+# ---------------------------------------------------------------------------
+# The entrant list: adding, changing and removing one entrant
+# ---------------------------------------------------------------------------
+
+
+def entrants_url(stage: Stage) -> str:
+    return reverse("stage-entrants", args=[stage.tournament.slug, stage.order])
+
+
+def _refused(form: EntrantForm, error: ActionError) -> None:
+    """An action's refusal on the form: each refused field at its field, the rest on top."""
+    fields = [d for d in error.details if d.get("field") in form.fields]
+    for detail in fields:
+        form.add_error(detail["field"], detail["message"])
+    if not fields:
+        field = "code" if error.code == ErrorCode.CONFLICT and "code" in form.fields else None
+        form.add_error(field, error.message)
+
+
+def _entrant_values(form: EntrantForm) -> dict:
+    return {name: value for name, value in form.cleaned_data.items() if name in form.fields}
+
+
+@organizer_page
+def entrant_list(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """The stage's entrants (a page of 100, found by name or code); while registration is
+    open, a form to add one and, on each row, links to change or remove it. POST: add."""
+    form = EntrantForm(auto_id="add_%s")
+    status = 200
+    if request.method == "POST":
+        form = EntrantForm(request.POST, auto_id="add_%s")
+        if form.is_valid():
+            try:
+                entry = services.add_entrant(request.user, stage, **_entrant_values(form))
+            except ActionError as error:
+                if error.code == ErrorCode.PERMISSION_DENIED:
+                    show_refusal(request, error)
+                _refused(form, error)
+                status = error.http_status
+            else:
+                messages.success(
+                    request,
+                    _("%(name)s (%(code)s) is registered.")
+                    % {"name": entry.entrant.name, "code": entry.entrant.code},
+                )
+                return redirect(entrants_url(stage))
+        else:
+            status = 400
+    query = request.GET.get("q", "").replace("\x00", "").strip()[:200]
+    entries = StageEntry.objects.filter(stage=stage).select_related("entrant")
+    if query:
+        entries = entries.filter(Q(entrant__name__icontains=query) | Q(entrant__code=query))
+    page = Paginator(entries.order_by("entrant__code"), PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "open": stage.status == Stage.Status.DRAFT,
+        "page": page,
+        "query": query,
+        "form": form,
+    }
+    return render(request, "entrants/entrants.html", context, status=status)
+
+
+@organizer_page
+def entrant_edit(request: HttpRequest, stage: Stage, code: str) -> HttpResponse:
+    """Change one entrant's details (not the code) while registration is open."""
+    entries = StageEntry.objects.select_related("entrant").filter(stage=stage)
+    entry = entries.filter(entrant__code=code).first() if "\x00" not in code else None
+    if entry is None:
+        raise Http404(_("No entrant of this stage has the code %(code)s.") % {"code": code})
+    try:
+        services.require_registration_open(stage)
+    except ActionError as error:
+        messages.error(request, error.message)
+        return redirect(entrants_url(stage))
+    entrant = entry.entrant
+    status = 200
+    if request.method == "POST":
+        form = EntrantForm(request.POST, editing=True)
+        if form.is_valid():
+            try:
+                services.update_entrant(request.user, stage, code, **_entrant_values(form))
+            except ActionError as error:
+                if error.code == ErrorCode.PERMISSION_DENIED:
+                    show_refusal(request, error)
+                _refused(form, error)
+                status = error.http_status
+            else:
+                messages.success(
+                    request, _("The details of %(code)s are saved.") % {"code": entrant.code}
+                )
+                return redirect(entrants_url(stage))
+        else:
+            status = 400
+    else:
+        form = EntrantForm(
+            editing=True,
+            initial={
+                "name": entrant.name,
+                "nation": entrant.nation,
+                "rating": entrant.rating,
+                "person": "" if entrant.person == entrant.code else entrant.person,
+                "email": entrant.email,
+            },
+        )
+    context = {"tournament": stage.tournament, "stage": stage, "entrant": entrant, "form": form}
+    return render(request, "entrants/edit.html", context, status=status)
+
+
+@require_POST
+@organizer_page
+def entrant_remove(request: HttpRequest, stage: Stage, code: str) -> HttpResponse:
+    """Take one entrant off the list while registration is open."""
+    try:
+        gone = services.remove_entrant(request.user, stage, code)
+    except ActionError as error:
+        show_refusal(request, error)
+    else:
+        messages.success(
+            request,
+            _("%(name)s (%(code)s) is removed from the list.")
+            % {"name": gone.name, "code": gone.code},
+        )
+    return redirect(entrants_url(stage))
 
 
 @organizer_page

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 
-from apps.core.audit import record
+from apps.core.audit import Action, record
 from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
-from apps.results.models import Game
+from apps.groups.models import Game
 
 from .models import Group, Seat
 
@@ -115,6 +115,18 @@ def lines_for_seats(seats: list[Seat]) -> list[SeatLine]:
     return seat_lines(seats, games, by_entrant)
 
 
+def forfeit_counts(group_ids: Iterable[int]) -> dict[tuple[int, str], int]:
+    """How many games a withdrawal forfeited, by (group id, withdrawn entrant's code): the
+    games marked ``forfeited_by`` in the given groups (one query)."""
+    rows = (
+        Game.objects.filter(group_id__in=list(group_ids), forfeited_by__isnull=False)
+        .values_list("group_id", "forfeited_by__code")
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+    return {(group_id, code): count for group_id, code, count in rows}
+
+
 def assign_td(user, group: Group, td_user) -> Group:
     """Make ``td_user`` the group's tournament director (``None`` removes the TD).
 
@@ -131,7 +143,7 @@ def assign_td(user, group: Group, td_user) -> Group:
         group.td = td_user
         group.save(update_fields=["td"])
         record(
-            "group.td_assigned",
+            Action.GROUP_TD_ASSIGNED,
             user,
             stage=group.stage,
             group=group,

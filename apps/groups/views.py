@@ -6,17 +6,14 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.core.permissions import (
-    can_see_td_contact,
-    contacts_for,
-    is_group_td,
-    is_organizer,
-    public_stages_filter,
-)
+from apps.core.permissions import is_group_td, is_organizer
+from apps.groups.permissions import can_see_td_contact, contacts_for
 from apps.stages.models import Tournament
-from apps.stages.views import group_rows, visible_stage
+from apps.stages.pages import visible_stage
+from apps.stages.permissions import public_stages_filter
 
 from .models import Group, Seat
+from .pages import group_rows
 from .services import group_lines, lines_for_seats
 
 FIND_LIMIT = 50
@@ -24,7 +21,9 @@ FIND_LIMIT = 50
 
 def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
     stage = visible_stage(request, slug, order)
-    the_group = get_object_or_404(Group.objects.select_related("td"), stage=stage, number=number)
+    the_group = get_object_or_404(
+        Group.objects.select_related("td__profile"), stage=stage, number=number
+    )
     the_group.stage = stage
     lines = group_lines(the_group)
     organizer = is_organizer(request.user, stage.tournament)

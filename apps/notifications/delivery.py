@@ -18,6 +18,8 @@ from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 
+from apps.core import site
+
 from .models import SentNotification
 
 
@@ -31,8 +33,10 @@ class Message:
 
 
 def absolute_url(path: str) -> str:
-    """A link for an e-mail: ``SITE_URL`` + the path (e-mails are written outside requests)."""
-    return settings.SITE_URL.rstrip("/") + path
+    """A link for an e-mail: the site's address + the path. ``SITE_URL`` when it is set, else
+    the address the site was last reached on (e-mails are written outside requests; see
+    ``apps.core.site``)."""
+    return site.absolute_url(path)
 
 
 def deliverable(address: str) -> bool:

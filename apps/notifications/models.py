@@ -6,8 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.choices import TextChoices
 
-class Kind(models.TextChoices):
+
+class Kind(TextChoices):
     """The kinds of e-mail the application sends."""
 
     START_LIST = "start_list", _("my start list when a draw is published")

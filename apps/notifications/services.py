@@ -23,20 +23,17 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from apps.core.audit import record
+from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
 from apps.core.models import AuditEvent
+from apps.core.people import display_name, td_name
 from apps.core.permissions import require_signed_in
+from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
-from apps.groups.models import Group
-from apps.groups.services import group_lines
-from apps.results.forms import RESULT_LABEL
-from apps.results.models import Game
-from apps.standings.crosstable import SYMBOL
+from apps.groups.models import Game, Group
+from apps.groups.services import forfeit_counts, group_lines
 
 from .delivery import Message, absolute_url, deliverable, send_all
 from .models import OPTIONAL_KINDS, Kind, Preferences
-
-RESULT_EVENTS = ("result.entered", "result.corrected", "entrant.withdrawn")
 
 
 def in_site_language(build: Callable) -> Callable:
@@ -72,7 +69,7 @@ def update_preferences(user, **choices: bool) -> Preferences:
         for kind, on in choices.items():
             setattr(prefs, kind, bool(on))
         prefs.save()
-        record("notifications.preferences_changed", user, old=old, new=choices)
+        record(Action.NOTIFICATIONS_PREFERENCES_CHANGED, user, old=old, new=choices)
     return prefs
 
 
@@ -114,7 +111,7 @@ def _links() -> dict[str, str]:
 
 
 def _td_name(user) -> str:
-    return user.get_full_name() or user.get_username()
+    return td_name(user)
 
 
 # ---------------------------------------------------------------------------
@@ -177,7 +174,7 @@ def start_list_messages(group_id: int) -> list[Message]:
 
 
 def _score(result: str, colour: str) -> str:
-    white, black = SYMBOL.get(result, ("", ""))
+    white, black = Result(result).symbols
     return white if colour == "W" else black
 
 
@@ -193,7 +190,9 @@ def result_messages(game_id: int, version: int) -> list[Message]:
     if game is None:
         return []
     event = (
-        AuditEvent.objects.filter(game=game, action__in=RESULT_EVENTS[:2])
+        AuditEvent.objects.filter(
+            game_id=game.pk, action__in=(Action.RESULT_ENTERED, Action.RESULT_CORRECTED)
+        )
         .order_by("-created_at", "-id")
         .first()
     )
@@ -215,10 +214,10 @@ def result_messages(game_id: int, version: int) -> list[Message]:
             "stage": group.stage,
             "tournament": group.stage.tournament,
             "game": game,
-            "result": str(RESULT_LABEL.get(game.result, game.result)),
+            "result": Result.describe(game.result),
             "score": _score(game.result, colour),
-            "old_result": str(RESULT_LABEL.get(data.get("old", ""), "")) if data.get("old") else "",
-            "corrected": bool(event and event.action == "result.corrected"),
+            "old_result": Result.describe(data["old"], "") if data.get("old") else "",
+            "corrected": bool(event and event.action == Action.RESULT_CORRECTED),
             "reason": data.get("reason", ""),
             "group_url": absolute_url(group.get_absolute_url()),
             **_links(),
@@ -251,17 +250,13 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
     )
     if entry is None:
         return []
-    event = (
-        AuditEvent.objects.filter(
-            action="entrant.withdrawn", stage=entry.stage, data__entrant=entry.entrant.code
-        )
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    if event is None:
-        return []
     games = list(
-        Game.objects.filter(pk__in=[g["game"] for g in event.data.get("games", [])])
+        # The games the withdrawal forfeited, in the entrant's group of the stage.
+        Game.objects.filter(
+            group__seats__stage=entry.stage_id,
+            group__seats__entrant=entry.entrant_id,
+            forfeited_by=entry.entrant_id,
+        )
         .select_related("white", "black", "group")
         .order_by("number")
     )
@@ -292,7 +287,7 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
         lines = [
             {
                 "game": g,
-                "result": str(RESULT_LABEL.get(g.result, g.result)),
+                "result": Result.describe(g.result),
                 "score": _score(g.result, "W" if g.white_id == entrant_id else "B"),
             }
             for g in own_games
@@ -354,14 +349,17 @@ def td_digest_message(td_id: int, day: date) -> Message | None:
     events = list(
         _changes_on(day)
         .filter(group_id__in=list(groups))
-        .select_related("actor", "game__white", "game__black")
+        .select_related("actor")
         .order_by("group_id", "created_at", "id")
     )
     if not events:
         return None
+    games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})
+    withdrawals = {e.group_id for e in events if e.action == Action.ENTRANT_WITHDRAWN}
+    forfeits = forfeit_counts(withdrawals) if withdrawals else {}
     sections = defaultdict(list)
     for event in events:
-        sections[event.group_id].append(_change_line(event))
+        sections[event.group_id].append(_change_line(event, games.get(event.game_id), forfeits))
     context = {
         "td_name": _td_name(td),
         "day": day,
@@ -399,22 +397,23 @@ def send_td_digest(td_id: int, day: date) -> int:
     return send_all([message] if message else [])
 
 
-def _change_line(event: AuditEvent) -> str:
-    who = event.actor.get_username() if event.actor else "—"
+def _change_line(event: AuditEvent, game: Game | None, forfeits: dict[tuple[int, str], int]) -> str:
+    """``forfeits``: :func:`~apps.groups.services.forfeit_counts` of the withdrawals' groups."""
+    who = display_name(event.actor) if event.actor else "—"
     data = event.data
     when = timezone.localtime(event.created_at).strftime("%H:%M")
-    if event.action == "entrant.withdrawn":
+    if event.action == Action.ENTRANT_WITHDRAWN:
+        code = withdrawn_entrant_code(event)
         return _("%(when)s %(who)s: withdrawal of %(code)s (%(count)s forfeits) — %(reason)s") % {
             "when": when,
             "who": who,
-            "code": data.get("entrant", ""),
-            "count": len(data.get("games", [])),
+            "code": code,
+            "count": forfeits.get((event.group_id, code), 0),
             "reason": data.get("reason", ""),
         }
-    game = event.game
     players = f"{game.white.name} – {game.black.name}" if game else ""
-    old = RESULT_LABEL.get(data.get("old", ""), "")
-    new = RESULT_LABEL.get(data.get("new", ""), "")
+    old = Result.describe(data.get("old", ""), "")
+    new = Result.describe(data.get("new", ""), "")
     line = _("%(when)s %(who)s: %(players)s %(old)s → %(new)s") % {
         "when": when,
         "who": who,

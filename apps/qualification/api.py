@@ -16,9 +16,10 @@ from rest_framework.views import APIView
 
 from apps.core.api import error_responses
 from apps.core.permissions import require_organizer
-from apps.groups.api import group_for_reading
-from apps.stages import closing
-from apps.stages.api import StageSerializer, stage_for_action, stage_for_reading
+from apps.groups.lookups import counted_stage_for_reading, group_for_reading
+from apps.results import closing
+from apps.stages.lookups import stage_for_action
+from apps.stages.serializers import StageSerializer
 from apps.standings import qualification as q
 
 from . import services
@@ -172,7 +173,7 @@ class QualificationView(APIView):
 
     @extend_schema(responses={200: PreviewSerializer, **error_responses(404)})
     def get(self, request, pk: int) -> Response:
-        stage = stage_for_reading(request, pk)
+        stage = counted_stage_for_reading(request, pk)
         return Response(preview_data(services.preview(stage)))
 
 
@@ -237,7 +238,7 @@ class ConfirmView(APIView):
     @extend_schema(request=None, responses={200: StageSerializer, **error_responses(403, 404, 409)})
     def post(self, request, pk: int) -> Response:
         following = services.confirm(request.user, stage_for_action(request, pk))
-        return Response(StageSerializer(stage_for_reading(request, following.pk)).data)
+        return Response(StageSerializer(counted_stage_for_reading(request, following.pk)).data)
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +253,7 @@ class CloseStageView(APIView):
     @extend_schema(request=None, responses={200: StageSerializer, **error_responses(403, 404, 409)})
     def post(self, request, pk: int) -> Response:
         stage = closing.close_stage(request.user, stage_for_action(request, pk))
-        return Response(StageSerializer(stage_for_reading(request, stage.pk)).data)
+        return Response(StageSerializer(counted_stage_for_reading(request, stage.pk)).data)
 
 
 class AdjudicationView(APIView):

@@ -1,10 +1,13 @@
-"""Forms of the qualification page."""
+"""Forms of the qualification page. Entrant details (a pre-qualified entrant's code, name,
+nation, rating, e-mail) are checked by the engine's field rules, like every other way an
+entrant comes in; reasons and seeds are plain text without control characters."""
 
 from __future__ import annotations
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from apps.entrants.fields import EntrantTextField
 from apps.stages.models import Stage
 
 
@@ -27,9 +30,10 @@ class RuleForm(forms.Form):
         required=False,
         help_text=_("threshold: P is a share of the games (0.75); top: q is a percentage (20)"),
     )
-    seed = forms.CharField(
+    seed = EntrantTextField(
+        field="seed",
+        limit=200,
         label=_("Lot seed"),
-        max_length=200,
         required=False,
         help_text=_("decides ties at the cut; empty: the draw's seed"),
     )
@@ -42,22 +46,39 @@ class RuleForm(forms.Form):
 
 
 class PrequalifiedForm(forms.Form):
-    code = forms.CharField(label=_("Code"), max_length=32)
-    reason = forms.CharField(
-        label=_("Reason"), max_length=200, help_text=_("e.g. finalist of the previous Cup")
+    code = EntrantTextField(check="code", label=_("Code"))
+    reason = EntrantTextField(
+        field="reason",
+        limit=200,
+        label=_("Reason"),
+        help_text=_("e.g. finalist of the previous Cup"),
     )
-    name = forms.CharField(
-        label=_("Name"), max_length=200, required=False, help_text=_("only for a new entrant")
+    name = EntrantTextField(
+        check="name", label=_("Name"), required=False, help_text=_("only for a new entrant")
     )
-    nation = forms.CharField(label=_("Nation"), max_length=3, required=False)
-    rating = forms.IntegerField(label=_("Rating"), min_value=0, max_value=4000, required=False)
-    email = forms.EmailField(label=_("E-mail"), required=False)
+    nation = EntrantTextField(
+        check="nation",
+        label=_("Nation"),
+        required=False,
+        help_text=_("the FIDE federation code, e.g. ITA"),
+    )
+    rating = EntrantTextField(
+        check="rating",
+        label=_("Rating"),
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 0, "max": 4000}),
+    )
+    email = EntrantTextField(
+        check="email", label=_("E-mail"), required=False, widget=forms.EmailInput()
+    )
 
 
 class DeclineForm(forms.Form):
-    code = forms.CharField(label=_("Code of the entrant who declines"), max_length=32)
-    reason = forms.CharField(label=_("Reason"), max_length=200)
+    # An existing entrant's code: only plain text rules (codes from before the code rules
+    # must still be found).
+    code = EntrantTextField(field="code", limit=32, label=_("Code of the entrant who declines"))
+    reason = EntrantTextField(field="reason", limit=200, label=_("Reason"))
 
 
 class ReopenGroupForm(forms.Form):
-    reason = forms.CharField(label=_("Reason"), max_length=200)
+    reason = EntrantTextField(field="reason", limit=200, label=_("Reason"))

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.choices import TextChoices
+
 
 class Adjustment(models.Model):
     """A pre-qualified entrant added to the next stage, or a qualifier who declines.
@@ -14,7 +16,7 @@ class Adjustment(models.Model):
     these adjustments included, into the next stage's entries.
     """
 
-    class Kind(models.TextChoices):
+    class Kind(TextChoices):
         PREQUALIFIED = "prequalified", _("pre-qualified")
         DECLINED = "declined", _("declined")
 

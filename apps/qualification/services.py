@@ -15,9 +15,11 @@ from fractions import Fraction
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from apps.core.audit import record
+from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant, StageEntry
@@ -25,10 +27,11 @@ from apps.entrants.services import engine_entrants
 from apps.groups.models import Group
 from apps.silli.entrants import entrants_digest
 from apps.stages.models import Stage
+from apps.stages.services import move
 from apps.standings import qualification as q
 from apps.standings.fallback import fallback_keys, points_lost_before
 from apps.standings.models import GroupStanding
-from apps.standings.services import chain, stage_games_per_player
+from apps.standings.services import chain, stage_games_per_player, stage_pending
 
 from .models import Adjustment
 
@@ -191,8 +194,7 @@ def preview(stage: Stage) -> Preview:
         blockers.append(_("The tournament has no next stage to qualify for."))
     if stage.status != Stage.Status.CLOSED:
         blockers.append(_("Close the stage first: qualifiers are final only then."))
-    if Group.objects.filter(stage=stage, standings_pending=True).exists():
-        blockers.append(_("Standings are being recomputed; reload in a few seconds."))
+    blockers += _pending_standings_blockers(stage)
     if confirmed:
         blockers.append(_("The qualification is confirmed: the next stage has its entrants."))
     crowded = []
@@ -212,6 +214,26 @@ def preview(stage: Stage) -> Preview:
         confirmed=confirmed,
         crowded=crowded,
     )
+
+
+def _pending_standings_blockers(stage: Stage) -> list[str]:
+    """Qualifiers come from the stored standings: none while a group's are being updated."""
+    pending = stage_pending(stage)
+    if not pending.groups:
+        return []
+    since = date_format(timezone.localtime(pending.since), "DATETIME_FORMAT")
+    return [
+        ngettext(
+            "The standings of %(count)s group are being updated (since %(since)s): the "
+            "qualifiers wait for them. Reload in a minute; if they stay behind, recompute them "
+            "on the ranking page.",
+            "The standings of %(count)s groups are being updated (the oldest since %(since)s): "
+            "the qualifiers wait for them. Reload in a minute; if they stay behind, recompute "
+            "them on the ranking page.",
+            pending.groups,
+        )
+        % {"count": pending.groups, "since": since}
+    ]
 
 
 def _crowded(
@@ -316,7 +338,7 @@ def set_rule(
         stage.lot_seed = seed.strip()
         stage.save(update_fields=["qualify_rule", "qualify_value", "qualify_relative", "lot_seed"])
         record(
-            "qualification.rule_set",
+            Action.QUALIFICATION_RULE_SET,
             user,
             stage=stage,
             rule=rule,
@@ -382,7 +404,7 @@ def add_prequalified(
             created_by=user if user.is_authenticated else None,
         )
         record(
-            "qualification.prequalified",
+            Action.QUALIFICATION_PREQUALIFIED,
             user,
             stage=stage,
             entrant=entrant.code,
@@ -423,7 +445,7 @@ def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
             created_by=user if user.is_authenticated else None,
         )
         record(
-            "qualification.declined",
+            Action.QUALIFICATION_DECLINED,
             user,
             stage=stage,
             entrant=entry.entrant.code,
@@ -452,7 +474,9 @@ def confirm(user, stage: Stage) -> Stage:
             )
         if result.blockers:
             raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
-        qualified = {d.candidate.id: d.reason for d in result.outcome.qualifiers}
+        outcome = result.outcome
+        assert outcome is not None  # no blockers: the stage has a rule, so an outcome
+        qualified = {d.candidate.id: d.reason for d in outcome.qualifiers}
         entries = [
             StageEntry(
                 stage=following,
@@ -474,11 +498,11 @@ def confirm(user, stage: Stage) -> Stage:
         ]
         StageEntry.objects.bulk_create(entries)
         following.entrants_digest = entrants_digest(engine_entrants(following))
-        following.status = Stage.Status.REGISTRATION_CLOSED
+        move(following, Stage.Status.REGISTRATION_CLOSED, _("close registration"))
         following.registration_closed_at = timezone.now()
         following.save(update_fields=["status", "entrants_digest", "registration_closed_at"])
         record(
-            "qualification.confirmed",
+            Action.QUALIFICATION_CONFIRMED,
             user,
             stage=stage,
             next_stage=following.pk,
@@ -486,7 +510,7 @@ def confirm(user, stage: Stage) -> Stage:
             prequalified=len(entries) - len(qualified),
             declined=len(result.declined),
             lot_seed=result.seed,
-            lot_used=result.outcome.lot_used,
+            lot_used=outcome.lot_used,
             digest=following.entrants_digest,
         )
     return following

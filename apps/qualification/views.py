@@ -8,7 +8,6 @@ shown as a message and nothing changes.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable
 from decimal import Decimal
@@ -22,15 +21,17 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from apps.core.csvfiles import safe_writer
 from apps.core.errors import ActionError
+from apps.core.pages import show_refusal
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
-from apps.results.views import result_entry_page, results_url
-from apps.stages import closing
+from apps.results import closing
+from apps.results.pages import result_entry_page, results_url
 from apps.stages.models import Stage
-from apps.stages.views import manage_url, organizer_page, show_refusal, visible_stage
+from apps.stages.pages import manage_url, organizer_page, visible_stage
 from apps.standings import qualification as q
-from apps.standings.views import figure_text, key_labels
+from apps.standings.display import figure_text, key_labels
 
 from . import services
 from .forms import DeclineForm, PrequalifiedForm, ReopenGroupForm, RuleForm
@@ -280,7 +281,7 @@ def qualification_csv_text(preview: services.Preview) -> str:
         return ["prequalified", "", "", e.code, e.name, e.nation, e.rating or "", "", a.reason]
 
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = safe_writer(out)
     writer.writerow(CSV_HEADER)
     writer.writerows(decision_row(d) for d in (outcome.qualifiers if outcome else []))
     writer.writerows(prequalified_row(a) for a in preview.prequalified)

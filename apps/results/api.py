@@ -5,6 +5,7 @@ tournament's organizers enter results; organizers name TDs."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -13,23 +14,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import error_responses
+from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.core.permissions import (
-    is_organizer,
-    require_organizer,
-    require_result_entry,
-    visible_stages_filter,
-)
+from apps.core.people import display_name
+from apps.core.permissions import is_organizer, require_organizer, require_result_entry
+from apps.core.results import Result
 from apps.entrants.models import StageEntry
-from apps.groups.api import GroupSerializer, PublicEntrantSerializer, group_for_reading
-from apps.groups.models import Group
+from apps.entrants.serializers import PublicEntrantSerializer
+from apps.groups.lookups import group_for_reading
+from apps.groups.models import Game, Group
+from apps.groups.serializers import GroupSerializer
 from apps.groups.services import assign_td
-from apps.stages.api import stage_for_reading
+from apps.stages.lookups import stage_for_reading
+from apps.stages.permissions import visible_stages_filter
 
-from .models import Game
-from .services import enter_result, withdraw_entrant
-from .views import game_events
+from .history import game_events
+from .services import enter_result, forfeit_result, withdraw_entrant
 
 # ---------------------------------------------------------------------------
 # Serializers
@@ -40,9 +41,13 @@ class ChangeSerializer(serializers.Serializer):
     """One audit event of a game: who changed it, when, from what to what, and why."""
 
     at = serializers.DateTimeField(source="created_at")
-    actor = serializers.SerializerMethodField(help_text="Username; null if the user is gone.")
+    actor = serializers.SerializerMethodField(
+        help_text="The name the person who made the change shows others (never a login "
+        'name: e.g. "Organizer 3" when unset); null if the account is gone.'
+    )
     action = serializers.CharField(
-        help_text='"result.entered", "result.corrected" or "entrant.withdrawn".'
+        help_text=f'"{Action.RESULT_ENTERED}", "{Action.RESULT_CORRECTED}" or '
+        f'"{Action.ENTRANT_WITHDRAWN}".'
     )
     old = serializers.SerializerMethodField(help_text="The result before ('' = in progress).")
     new = serializers.SerializerMethodField(help_text="The result after.")
@@ -50,20 +55,19 @@ class ChangeSerializer(serializers.Serializer):
     reason = serializers.SerializerMethodField()
 
     def get_actor(self, event: AuditEvent) -> str | None:
-        return event.actor.get_username() if event.actor else None
-
-    def _game_change(self, event: AuditEvent) -> dict:
-        game = self.context["game"]
-        return next((g for g in event.data.get("games", []) if g["game"] == game.pk), {})
+        return display_name(event.actor) if event.actor else None
 
     def get_old(self, event: AuditEvent) -> str:
-        if event.action == "entrant.withdrawn":
+        if event.action == Action.ENTRANT_WITHDRAWN:
             return ""
         return event.data.get("old", "")
 
     def get_new(self, event: AuditEvent) -> str:
-        if event.action == "entrant.withdrawn":
-            return self._game_change(event).get("new", "")
+        if event.action == Action.ENTRANT_WITHDRAWN:
+            # the forfeit the withdrawal gave this game (a game in its history has
+            # ``forfeited_by`` set)
+            game = self.context["game"]
+            return forfeit_result(game) if game.forfeited_by_id is not None else ""
         return event.data.get("new", "")
 
     def get_adjudicated(self, event: AuditEvent) -> bool:
@@ -77,6 +81,7 @@ class GameDetailSerializer(serializers.ModelSerializer):
     """A game: its players, result, adjudication flag and version (send the version back
     as ``expected_version`` when entering a result), and its history, newest first."""
 
+    url = serializers.SerializerMethodField()
     group = serializers.IntegerField(source="group_id")
     group_number = serializers.IntegerField(source="group.number")
     stage = serializers.IntegerField(source="group.stage_id")
@@ -88,6 +93,7 @@ class GameDetailSerializer(serializers.ModelSerializer):
         model = Game
         fields = [
             "id",
+            "url",
             "group",
             "group_number",
             "stage",
@@ -102,6 +108,9 @@ class GameDetailSerializer(serializers.ModelSerializer):
             "history",
         ]
 
+    def get_url(self, game: Game) -> str:
+        return reverse("api-game", args=[game.pk])
+
     @extend_schema(responses=ChangeSerializer(many=True))
     def get_history(self, game: Game) -> list[dict]:
         return ChangeSerializer(game_events(game), many=True, context={"game": game}).data
@@ -109,7 +118,7 @@ class GameDetailSerializer(serializers.ModelSerializer):
 
 class ResultRequestSerializer(serializers.Serializer):
     result = serializers.ChoiceField(
-        choices=Game.Result.choices,
+        choices=Result.choices,
         allow_blank=True,
         help_text="1-0, 0-1, 1/2-1/2, +- or -+ (forfeits), -- (both forfeit), '' (in progress).",
     )
@@ -135,9 +144,14 @@ class ForfeitSerializer(serializers.ModelSerializer):
     white = serializers.CharField(source="white.code", help_text="Entrant code.")
     black = serializers.CharField(source="black.code", help_text="Entrant code.")
 
+    url = serializers.SerializerMethodField()
+
     class Meta:
         model = Game
-        fields = ["id", "number", "white", "black", "result", "version"]
+        fields = ["id", "url", "number", "white", "black", "result", "version"]
+
+    def get_url(self, game: Game) -> str:
+        return reverse("api-game", args=[game.pk])
 
 
 class WithdrawalSerializer(serializers.Serializer):

@@ -6,25 +6,15 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from .models import Game
-
-# The order a TD reads them in: played results, forfeits, then "in progress".
-RESULT_CHOICES = [
-    ("1-0", "1-0"),
-    ("0-1", "0-1"),
-    ("1/2-1/2", "½-½"),
-    ("+-", _("+− (White wins by forfeit)")),
-    ("-+", _("−+ (Black wins by forfeit)")),
-    ("--", _("−− (both forfeit)")),
-    ("", _("in progress")),
-]
-RESULT_LABEL = dict(RESULT_CHOICES)
+from apps.core.results import Result
+from apps.groups.models import Game
 
 
 class ResultForm(forms.Form):
     """A game's result; ``version`` is the version the TD saw (optimistic concurrency)."""
 
-    result = forms.ChoiceField(label=_("Result"), choices=RESULT_CHOICES, required=False)
+    # The order a TD reads them in: played results, forfeits, then "in progress".
+    result = forms.ChoiceField(label=_("Result"), choices=Result.entry_choices(), required=False)
     adjudicated = forms.BooleanField(label=_("Adjudicated"), required=False)
     reason = forms.CharField(
         label=_("Reason"),

@@ -11,18 +11,15 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.core.audit import record
+from apps.core.audit import entrant_withdrawn, result_changed
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_result_entry
+from apps.core.results import Result, Side
 from apps.entrants.models import StageEntry
+from apps.groups.models import Game
 from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.services import schedule_recompute
-
-from .models import Game
-
-RESULTS = {code for code, _ in Game.Result.choices}
-FORFEIT_LOSS = {"white": "-+", "black": "+-"}  # what a withdrawal gives the withdrawn side
 
 
 def _open_for_results(stage: Stage) -> None:
@@ -44,7 +41,7 @@ def enter_result(
     reason: str = "",
 ) -> Game:
     """Set (or correct) a game's result. A correction of a finished game needs a reason."""
-    if result not in RESULTS:
+    if result not in Result.values:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
             _(
@@ -94,16 +91,14 @@ def enter_result(
         game.version += 1
         game.updated_at = timezone.now()
         game.save(update_fields=["result", "adjudicated", "version", "updated_at"])
-        record(
-            "result.corrected" if correcting else "result.entered",
+        result_changed(
             user,
-            stage=game.group.stage,
-            group=game.group,
-            game=game,
+            game,
             old=old,
             new=game.result,
             adjudicated=game.adjudicated,
             reason=reason,
+            corrected=correcting,
         )
         _standings_changed(game.group_id)
         transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
@@ -112,7 +107,7 @@ def enter_result(
 
 def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
     """Withdraw an entrant from a stage: every unfinished game becomes a forfeit loss for
-    them, in one transaction and one audit event."""
+    them (marked ``forfeited_by`` them), in one transaction and one audit event."""
     reason = reason.strip()
     if not reason:
         raise ActionError(ErrorCode.INVALID_INPUT, _("Give the reason for the withdrawal."))
@@ -146,28 +141,37 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
         for game in games:
             if game.result:
                 continue
-            side = "white" if game.white_id == entry.entrant_id else "black"
-            game.result = FORFEIT_LOSS[side]
+            side: Side = "white" if game.white_id == entry.entrant_id else "black"
+            game.result = Result.forfeit_loss(side)
             game.version += 1
             game.updated_at = now
+            game.forfeited_by_id, game.forfeited_at = entry.entrant_id, now
             changed.append(game)
-        Game.objects.bulk_update(changed, ["result", "version", "updated_at"])
+        Game.objects.bulk_update(
+            changed, ["result", "version", "updated_at", "forfeited_by", "forfeited_at"]
+        )
         entry.withdrawn_at = now
         entry.withdrawal_reason = reason
         entry.save(update_fields=["withdrawn_at", "withdrawal_reason"])
-        record(
-            "entrant.withdrawn",
+        entrant_withdrawn(
             user,
             stage=entry.stage,
             group=group,
-            entrant=entry.entrant.code,
+            entrant_code=entry.entrant.code,
             reason=reason,
-            games=[{"game": g.pk, "new": g.result} for g in changed],
+            forfeited=changed,
         )
         _standings_changed(group.pk)
         transaction.on_commit(lambda: notify.entrant_withdrawn.delay(entry.pk))
     return changed
 
 
+def forfeit_result(game: Game) -> str:
+    """The result a withdrawal gave ``game`` (one with ``forfeited_by`` set)."""
+    return Result.forfeit_loss("white" if game.forfeited_by_id == game.white_id else "black")
+
+
 def _standings_changed(group_id: int) -> None:
-    transaction.on_commit(lambda: schedule_recompute(group_id))
+    """Mark the group's standings pending in the change's transaction (the mark commits with
+    the result, or not at all); the recompute is queued on commit."""
+    schedule_recompute(group_id)

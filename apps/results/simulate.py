@@ -12,13 +12,14 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.audit import AuditEvent
+from apps.core.audit import Action, AuditEvent, result_change_data
 from apps.core.permissions import require_organizer
+from apps.core.results import Result
 from apps.entrants.models import StageEntry
+from apps.groups.models import Game
 from apps.silli.rng import ChanceStream
 from apps.standings.services import recompute_group
 
-from .models import Game
 from .services import withdraw_entrant
 
 DRAW_RATE = 0.45  # correspondence chess draws a lot
@@ -50,7 +51,9 @@ def simulate_results(
         win = max(0.0, e - DRAW_RATE / 2)
         loss = max(0.0, 1 - e - DRAW_RATE / 2)
         u = rng.uniform()
-        game.result = "1-0" if u < win else "0-1" if u < win + loss else "1/2-1/2"
+        game.result = (
+            Result.WHITE_WINS if u < win else Result.BLACK_WINS if u < win + loss else Result.DRAW
+        )
         game.version += 1
         # correspondence games end over months: spread the results over the past year
         game.updated_at = now - timedelta(days=rng.below(365), minutes=rng.below(1440))
@@ -60,17 +63,14 @@ def simulate_results(
         AuditEvent.objects.bulk_create(
             [
                 AuditEvent(
-                    action="result.entered",
+                    action=Action.RESULT_ENTERED,
                     actor=user,
                     tournament_id=stage.tournament_id,
-                    stage=stage,
+                    stage_id=stage.pk,
                     group_id=g.group_id,
-                    game=g,
+                    game_id=g.pk,
                     data={
-                        "old": "",
-                        "new": g.result,
-                        "adjudicated": False,
-                        "reason": "",
+                        **result_change_data(old="", new=g.result, adjudicated=False, reason=""),
                         "simulated": True,
                     },
                 )

@@ -9,159 +9,31 @@ which ``static/js/results.js`` opens in a dialog. Each view parses its input, ca
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.models import AuditEvent
-from apps.core.permissions import can_enter_results, is_organizer
+from apps.core.permissions import is_organizer
 from apps.entrants.models import StageEntry
-from apps.groups.models import Group
+from apps.groups.models import Game, Group
 from apps.groups.services import assign_td
 from apps.stages.models import Stage
-from apps.stages.views import get_stage, organizer_page
+from apps.stages.pages import organizer_page
 from apps.standings.crosstable import build
-from apps.standings.views import colour_columns, compact_cells, points_text
+from apps.standings.display import colour_columns, compact_cells, points_text
 
-from .forms import RESULT_LABEL, DirectorForm, ResultForm, WithdrawalForm
-from .models import Game
+from .forms import DirectorForm, ResultForm, WithdrawalForm
+from .history import game_history, recent_changes, result_label
+from .pages import game_url, result_entry_page, results_url
 from .services import enter_result, withdraw_entrant
-
-RECENT = 25
-RESULT_EVENTS = ("result.entered", "result.corrected", "entrant.withdrawn")
-
-
-def results_url(group: Group) -> str:
-    return reverse(
-        "group-results", args=[group.stage.tournament.slug, group.stage.order, group.number]
-    )
-
-
-def game_url(group: Group, number: int) -> str:
-    stage = group.stage
-    return reverse("game-result", args=[stage.tournament.slug, stage.order, group.number, number])
-
-
-def result_entry_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Gate a group view to its TD and the organizers; the view receives the group.
-
-    Visitors who are not signed in go to the login page, signed-in others get a 403 page.
-    """
-
-    @wraps(view)
-    def gated(request: HttpRequest, slug: str, order: int, number: int, **kwargs) -> HttpResponse:
-        stage = get_stage(slug, order)
-        group = get_object_or_404(Group.objects.select_related("td"), stage=stage, number=number)
-        group.stage = stage
-        if not request.user.is_authenticated:
-            back = request.get_full_path() if request.method == "GET" else results_url(group)
-            return redirect_to_login(back)
-        if not can_enter_results(request.user, group):
-            raise PermissionDenied(
-                _("Only the TD of group %(number)s and the organizers may enter its results.")
-                % {"number": group.number}
-            )
-        return view(request, group, **kwargs)
-
-    return gated
-
-
-# ---------------------------------------------------------------------------
-# History: audit events as lines a person reads
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Change:
-    when: datetime
-    who: str
-    what: str  # "entered", "corrected", "withdrawal of CODE"
-    game: str  # "White – Black", or "" for a withdrawal
-    old: str
-    new: str
-    adjudicated: bool
-    reason: str
-
-
-def _label(result: str) -> str:
-    return str(RESULT_LABEL.get(result, result))
-
-
-def _who(event: AuditEvent) -> str:
-    return event.actor.get_username() if event.actor else "—"
-
-
-def _change(event: AuditEvent, game: Game | None = None) -> Change:
-    data = event.data
-    if event.action == "entrant.withdrawn":
-        games = data.get("games", [])
-        mine = [g for g in games if game is not None and g["game"] == game.pk]
-        if mine:
-            new = _label(mine[0]["new"])
-        else:
-            new = ngettext("%(count)s forfeit", "%(count)s forfeits", len(games)) % {
-                "count": len(games)
-            }
-        return Change(
-            event.created_at,
-            _who(event),
-            _("withdrawal of %(code)s") % {"code": data.get("entrant", "")},
-            "",
-            _label("") if mine else "",
-            new,
-            False,
-            data.get("reason", ""),
-        )
-    shown = game or event.game
-    return Change(
-        event.created_at,
-        _who(event),
-        _("corrected") if event.action == "result.corrected" else _("entered"),
-        f"{shown.white.name} – {shown.black.name}" if shown else "",
-        _label(data.get("old", "")),
-        _label(data.get("new", "")),
-        bool(data.get("adjudicated")),
-        data.get("reason", ""),
-    )
-
-
-def game_events(game: Game) -> list[AuditEvent]:
-    """Every change of the game, newest first: its own events and the withdrawals that
-    turned it into a forfeit (two queries)."""
-    events = list(AuditEvent.objects.filter(game=game).select_related("actor"))
-    withdrawals = AuditEvent.objects.filter(
-        group_id=game.group_id, action="entrant.withdrawn"
-    ).select_related("actor")
-    events += [e for e in withdrawals if any(g["game"] == game.pk for g in e.data.get("games", []))]
-    events.sort(key=lambda e: (e.created_at, e.pk), reverse=True)
-    return events
-
-
-def game_history(game: Game) -> list[Change]:
-    return [_change(e, game) for e in game_events(game)]
-
-
-def recent_changes(group: Group) -> list[Change]:
-    events = (
-        AuditEvent.objects.filter(group=group, action__in=RESULT_EVENTS)
-        .select_related("actor", "game__white", "game__black")
-        .order_by("-created_at", "-id")[:RECENT]
-    )
-    return [_change(e) for e in events]
-
 
 # ---------------------------------------------------------------------------
 # Pages
@@ -210,8 +82,9 @@ def grid(group: Group) -> tuple[list[GridRow], dict[str, int], tuple[int, int]]:
     rows = []
     for row in table.rows:
         cells = [
-            c
-            and GridCell(
+            None
+            if c is None
+            else GridCell(
                 numbers[c.game_id],
                 c.opponent_seat,
                 name_of[c.opponent_seat],
@@ -296,7 +169,7 @@ def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpRes
                     % {
                         "white": game.white.name,
                         "black": game.black.name,
-                        "result": _label(data["result"]),
+                        "result": result_label(data["result"]),
                     },
                 )
                 return redirect(_next(request, group, game))
@@ -309,7 +182,7 @@ def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpRes
         "stage": group.stage,
         "group": group,
         "game": game,
-        "result_label": _label(game.result),
+        "result_label": result_label(game.result),
         "form": form,
         "error": error,
         "history": game_history(game),

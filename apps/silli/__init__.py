@@ -9,6 +9,9 @@ Pure Python (no Django), deterministic and typed. The parts, one module each:
 * :mod:`~apps.silli.division` — splitting a stage into groups;
 * :mod:`~apps.silli.seating` — seating a group so no forbidden pair meets;
 * :mod:`~apps.silli.roundrobin` — Berger tables for small groups;
+* :mod:`~apps.silli.systems` — the pairing systems (Silli, round robin) behind one
+  interface, by stage format;
+* :mod:`~apps.silli.records` — a drawn group's seats and games, and the draw's error;
 * :mod:`~apps.silli.draw` — the whole draw and its digest;
 * :mod:`~apps.silli.verify` — re-running and checking a published draw;
 * :mod:`~apps.silli.entrants` — the entrant record and CSV contract;

@@ -1,9 +1,9 @@
-"""Dividing a stage's entrants into groups (SILLI.md, "Dividing a stage's entrants").
+"""Dividing a stage's entrants into groups (docs/silli.md §7).
 
 ``g = max(1, N // min_group_size)`` groups whose sizes differ by at most one,
 larger groups first. The entrants are laid out in one line and dealt to the
 groups in turn (entrant ``i`` of the line goes to group ``i mod g``), which
-is the seed's "alphabetical dealing" with chance in place of the alphabet:
+is the paper's "alphabetical dealing" with chance in place of the alphabet:
 
 * the nations, largest first (ties in a random order), each as one block, so
   that every nation's count per group differs by at most one;
@@ -20,7 +20,7 @@ spread across nations, and (optionally) the groups' rating averages.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .entrants import Entrant
@@ -146,7 +146,7 @@ def _separate_persons(groups: list[list[Entrant]]) -> None:
                 )
 
 
-def _balance(groups: list[list[Entrant]], key, rounds: int) -> None:
+def _balance(groups: list[list[Entrant]], key: Callable[[Entrant], str], rounds: int) -> None:
     """Swap same-nation entrants between groups until every ``key`` value's
     counts per group differ by at most one (or no allowed swap is left).
 
@@ -178,7 +178,15 @@ def _balance(groups: list[list[Entrant]], key, rounds: int) -> None:
             return
 
 
-def _swap_one(groups, counts, persons, key, value, gi, gj) -> bool:
+def _swap_one(
+    groups: list[list[Entrant]],
+    counts: list[Counter[str]],
+    persons: list[Counter[str]],
+    key: Callable[[Entrant], str],
+    value: str,
+    gi: int,
+    gj: int,
+) -> bool:
     """Swap an entrant with ``key == value`` in gi for a same-nation one in gj."""
     for idx, e in enumerate(groups[gi]):
         if key(e) != value:

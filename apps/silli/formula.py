@@ -4,7 +4,7 @@ A *formula* is a tuple of k distinct positive integers ``d1 < ... < dk``. In a
 closed circle of ``n`` seats (numbered 1..n, n followed by 1) seat ``x`` plays
 White against ``x + d_i`` and Black against ``x - d_i``: 2k games.
 
-Validity follows ``SILLI-FACTS.md`` §1. With ``S = {±d_i mod n}``:
+Validity follows ``docs/silli.md`` §1. With ``S = {±d_i mod n}``:
 
 * **regular**: the 2k elements of S are distinct and non-zero;
 * **principle 1** (players who meet share no opponent): no ``s1 + s2 + s3 ≡ 0``;
@@ -30,7 +30,7 @@ class NoFormulaError(ValueError):
 
 
 # ---------------------------------------------------------------------------
-# Construction of the natural formulas (the seed's greedy "missing difference")
+# Construction of the natural formulas (the paper's greedy "missing difference")
 # ---------------------------------------------------------------------------
 
 
@@ -40,8 +40,8 @@ def _differences(formula: Sequence[int]) -> set[int]:
 
 
 def greedy_formula(k: int, *, odd: bool = False, reserve: bool = False) -> Formula:
-    """The seed's construction: each number is the last one plus the smallest
-    difference not yet present (only even differences for the all-odd family).
+    """The paper's construction (docs/silli.md §2): each number is the last one plus the
+    smallest difference not yet present (only even differences for the all-odd family).
 
     ``reserve=True`` gives the *second natural* formula: the last number uses
     the second missing difference instead of the first (1.4.10.22,
@@ -143,7 +143,7 @@ def _relation_text(labels: tuple[str, ...]) -> str:
 def is_valid(n: int, formula: Sequence[int]) -> bool:
     """True when the formula is regular and keeps both principles on n seats.
 
-    Decided by the algebraic criterion of SILLI-FACTS.md §1 (no 3-term relation,
+    Decided by the algebraic criterion of docs/silli.md §1 (no 3-term relation,
     every 4-term relation cancelling or ``4s ≡ 0``), in O(k²).
     """
     if n < 3 or not formula:
@@ -255,7 +255,7 @@ def certificate(n: int, formula: Formula, limit: int = 20) -> Certificate:
 
 
 def counting_lower_bound(k: int, *, odd: bool = False, even_n: bool = False) -> int:
-    """The smallest n for which a valid k-number formula can exist (SILLI-FACTS §1).
+    """The smallest n for which a valid k-number formula can exist (docs/silli.md §1).
 
     Any circulant needs ``n >= 2k² + 2k`` (``2k² + 2k + 1`` unless n/4 is a
     formula number); an all-odd formula on an even circle is bipartite and
@@ -392,7 +392,7 @@ def games_to_k(games: int) -> int:
 
 
 def choose_formula(n: int, games: int, *, odd: bool = False) -> FormulaChoice:
-    """The formula for n seats and ``games`` games per player (SILLI.md order).
+    """The formula for n seats and ``games`` games per player (docs/silli.md §6).
 
     First natural, then second natural (reserve), then the searched formula
     with the smallest largest element. Raises :class:`NoFormulaError` with the

@@ -95,8 +95,8 @@ def seat_circle(
 
     seat_order = list(range(n))
     rng.shuffle(seat_order)
-    seat_of = _construct(n, tuple(formula), class_of, seat_order, rng)
-    seat_of = _repair(n, nbrs, class_of, partners, seat_of, rng, allowed_nation_games)
+    placed = _construct(n, tuple(formula), class_of, seat_order, rng)
+    seat_of = _repair(n, nbrs, class_of, partners, placed, rng, allowed_nation_games)
     if seat_of is None:
         return None
     seated: list[Entrant | None] = [None] * n

@@ -39,7 +39,8 @@ def nation_shares(nations: int, largest_share: float) -> list[float]:
         raise ValueError(f"the largest share must lie in [1/{nations}, 1)")
 
     def first_share(s: float) -> float:
-        return 1.0 / sum(1.0 / (i**s) for i in range(1, nations + 1))
+        total: float = sum(1.0 / (i**s) for i in range(1, nations + 1))
+        return 1.0 / total
 
     lo, hi = 0.0, 10.0
     for _ in range(80):

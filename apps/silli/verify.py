@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from .circle import circle_games
 from .division import group_sizes
 from .draw import (
-    ROUND_ROBIN,
     DrawError,
     DrawSettings,
     draw_stage,
@@ -32,9 +31,8 @@ from .draw import (
     pairs_digest,
 )
 from .entrants import Entrant, entrants_digest
-from .formula import certificate
-from .roundrobin import round_robin_games
 from .seating import forbidden_reason
+from .systems import pairing_system
 
 
 @dataclass(slots=True)
@@ -49,7 +47,7 @@ class VerifyReport:
 
 
 def verify_draw(
-    data: Mapping[str, object],
+    data: Mapping[str, Any],
     entrants: Sequence[Entrant],
     met_before_pairs: Iterable[tuple[str, str]] = (),
     earlier_group: Mapping[str, str] | None = None,
@@ -60,7 +58,7 @@ def verify_draw(
     try:
         settings = DrawSettings.from_dict(data)
         seed = str(data["seed"])
-        groups = list(data["groups"])  # type: ignore[arg-type]
+        groups = list(data["groups"])
     except (KeyError, TypeError, ValueError, DrawError) as exc:
         report.problems.append(f"DRAW.json is not a draw file: {exc}")
         return report
@@ -96,7 +94,7 @@ def verify_draw(
 
 
 def _check_constraints(
-    groups: list[Mapping],
+    groups: list[Mapping[str, Any]],
     settings: DrawSettings,
     entrants: Sequence[Entrant],
     met_before: Mapping[str, frozenset[str]],
@@ -104,6 +102,7 @@ def _check_constraints(
 ) -> None:
     by_code = {e.code: e for e in entrants}
     problems = report.problems
+    system = pairing_system(settings.format)
     expected_sizes = group_sizes(len(entrants), settings.min_group_size)
     sizes = [len(g.get("seats", [])) for g in groups]
     if sizes != expected_sizes:
@@ -132,31 +131,15 @@ def _check_constraints(
         for s in g["seats"]:
             if by_code[s["entrant"]].nation != s.get("nation"):
                 problems.append(f"group {number}: seat {s['seat']} shows the wrong nation")
-        if settings.format == ROUND_ROBIN:
-            schedule = [
-                (w, b) for _, w, b in round_robin_games(n, double=settings.double_round_robin)
-            ]
-        else:
-            formula = tuple(g.get("formula") or ())
-            cert = certificate(n, formula)
-            if not cert.valid:
-                problems.append(
-                    f"group {number}: formula {formula} breaks the principles on {n} seats, "
-                    f"e.g. {cert.violations[0]}"
-                )
-            if len(formula) * 2 != settings.games_per_player:
-                problems.append(
-                    f"group {number}: formula {formula} does not give "
-                    f"{settings.games_per_player} games"
-                )
-            schedule = circle_games(n, formula)
+        schedule, faults = system.expected_games(n, g, settings)
+        problems.extend(f"group {number}: {fault}" for fault in faults)
         expected = [(codes[w - 1], codes[b - 1]) for w, b in schedule]
         actual = [(x["white"], x["black"]) for x in g.get("games", [])]
         if actual != expected:
             problems.append(f"group {number}: the games are not those of its seats and formula")
         whites = Counter(w for w, _ in actual)
         blacks = Counter(b for _, b in actual)
-        if settings.format != ROUND_ROBIN and any(
+        if system.closed_circle and any(
             whites[c] != settings.games_per_player // 2
             or blacks[c] != settings.games_per_player // 2
             for c in codes
@@ -173,7 +156,7 @@ def _check_constraints(
                 continue
             if (w, b) not in listed:
                 problems.append(f"group {number}: {w} and {b} meet ({reason}) unlisted")
-            elif settings.format != ROUND_ROBIN:
+            elif system.closed_circle:
                 if reason == "same nation":
                     same_nation += 1
                 else:

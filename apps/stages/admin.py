@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from .models import DrawJob, DrawJobGroup, Stage, Tournament
+from .services import frozen_stage_fields, frozen_tournament_fields
 
 
 class StageInline(admin.TabularInline):
@@ -15,7 +16,8 @@ class StageInline(admin.TabularInline):
         "avoid_rematches",
         "status",
     )
-    readonly_fields = ("status",)
+    # Settings change on the stage's own page, where what is frozen is read-only.
+    readonly_fields = fields
     show_change_link = True
 
 
@@ -26,6 +28,11 @@ class TournamentAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers",)
     inlines = [StageInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        # What the organizer's pages refuse to change, the admin does not change either.
+        frozen = tuple(frozen_tournament_fields(obj)) if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *frozen)
 
 
 @admin.register(Stage)
@@ -44,6 +51,11 @@ class StageAdmin(admin.ModelAdmin):
         "drawn_at",
         "published_at",
     )
+
+    def get_readonly_fields(self, request, obj=None):
+        # What the organizer's pages refuse to change, the admin does not change either.
+        frozen = tuple(frozen_stage_fields(obj)) if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *frozen)
 
 
 @admin.register(DrawJob)

@@ -1,7 +1,10 @@
 """REST API of standings: a group's standings and crosstable, a stage's unified ranking.
 
 Readable by anyone who may see the stage. Points are numbers; the tie-break ``figures`` are
-exact decimals as strings (``"33.333333"``), keyed as in the standings CSV.
+exact decimals as strings (``"33.333333"``), keyed as in the standings CSV. While a group's
+recompute is pending, ``pending_since`` says since when its stored standings may miss results
+(the ranking says it for the stage's groups); organizers can force a recompute with
+``POST /api/stages/{id}/recompute/``.
 """
 
 from __future__ import annotations
@@ -10,19 +13,20 @@ from dataclasses import asdict
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import Pagination, error_responses
-from apps.groups.api import PublicEntrantSerializer, group_for_reading
-from apps.stages.api import stage_for_reading
+from apps.entrants.serializers import PublicEntrantSerializer
+from apps.groups.lookups import group_for_reading
+from apps.stages.lookups import stage_for_action, stage_for_reading
 
 from .crosstable import Crosstable, Row, build
+from .display import ordered_cells
 from .models import GroupStanding
-from .services import stage_ranking
-from .views import ordered_cells
+from .services import force_recompute, pending_since, stage_pending, stage_ranking
 
 # ---------------------------------------------------------------------------
 # Serializers
@@ -68,6 +72,11 @@ class GroupStandingsSerializer(serializers.Serializer):
     )
     provisional = serializers.BooleanField(help_text="True while games are in progress.")
     standings_at = serializers.DateTimeField(allow_null=True)
+    pending_since = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Set while the standings are being updated: results entered since then may "
+        "not be counted yet. Null: up to date.",
+    )
     counts = CountsSerializer()
     rows = StandingRowSerializer(many=True, help_text="In order of place.")
 
@@ -146,6 +155,7 @@ def _table(table: Crosstable, rows: list[dict]) -> dict:
         "keys": table.keys,
         "provisional": table.counts["in_progress"] > 0,
         "standings_at": group.standings_at,
+        "pending_since": pending_since(group),
         "counts": table.counts,
         "rows": rows,
     }
@@ -179,7 +189,36 @@ class GroupCrosstableView(APIView):
 
 
 class RankingPagination(Pagination):
+    """Pages of 100, with the stage's pending standings (set by the view before paginating)."""
+
     page_size = 100
+    pending_groups = 0
+    pending_since = None
+
+    def get_paginated_response(self, data) -> Response:
+        response = super().get_paginated_response(data)
+        response.data["pending_groups"] = self.pending_groups
+        response.data["pending_since"] = (
+            serializers.DateTimeField().to_representation(self.pending_since)
+            if self.pending_since
+            else None
+        )
+        return response
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["pending_groups"] = {
+            "type": "integer",
+            "description": "Groups whose standings are being updated (0: all up to date).",
+        }
+        paginated["properties"]["pending_since"] = {
+            "type": "string",
+            "format": "date-time",
+            "nullable": True,
+            "description": "The oldest of their marks: results entered since then may not be "
+            "counted in the ranking yet.",
+        }
+        return paginated
 
 
 class StageRankingView(GenericAPIView):
@@ -197,5 +236,36 @@ class StageRankingView(GenericAPIView):
     @extend_schema(responses={200: RankingRowSerializer(many=True), **error_responses(404)})
     def get(self, request, pk: int) -> Response:
         stage = stage_for_reading(request, pk)
+        pending = stage_pending(stage)
+        self.paginator.pending_groups, self.paginator.pending_since = pending.groups, pending.since
         page = self.paginate_queryset(stage_ranking(stage))
         return self.get_paginated_response(RankingRowSerializer(page, many=True).data)
+
+
+class RecomputeSerializer(serializers.Serializer):
+    groups = serializers.IntegerField(help_text="How many groups' recomputes were queued.")
+    pending_groups = serializers.IntegerField(
+        help_text="Groups of the stage whose standings are being updated now."
+    )
+    pending_since = serializers.DateTimeField(allow_null=True)
+
+
+class StageRecomputeView(APIView):
+    """Force a recompute of the standings of every group of the stage (organizers; a
+    published or closed stage): each group is marked as being updated and its recompute
+    queued. Follow ``pending_since`` of the standings or the ranking until it is null."""
+
+    @extend_schema(
+        request=None,
+        responses={202: RecomputeSerializer, **error_responses(403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        groups = force_recompute(request.user, stage)
+        pending = stage_pending(stage)
+        data = {
+            "groups": len(groups),
+            "pending_groups": pending.groups,
+            "pending_since": pending.since,
+        }
+        return Response(RecomputeSerializer(data).data, status=status.HTTP_202_ACCEPTED)

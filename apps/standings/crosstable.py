@@ -7,7 +7,6 @@ fixed number of queries whatever the group's size.
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -15,21 +14,14 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.core.csvfiles import safe_writer
+from apps.core.results import Result
+from apps.groups.models import Game, Group, Seat
 
 from .models import FIGURES, GroupStanding
 from .services import chain
 
 LATEST_DAYS = 14
-SYMBOL = {  # result -> (white's symbol, black's symbol)
-    "1-0": ("1", "0"),
-    "0-1": ("0", "1"),
-    "1/2-1/2": ("½", "½"),
-    "+-": ("+", "−"),
-    "-+": ("−", "+"),
-    "--": ("−", "−"),
-}
 
 
 @dataclass(frozen=True)
@@ -102,13 +94,14 @@ def build(group: Group) -> Crosstable:
         "id", "white_id", "black_id", "result", "version", "adjudicated", "updated_at"
     ):
         counts["games"] += 1
-        if game.result:
+        result = Result(game.result)
+        if result.finished:
             counts["finished"] += 1
-            counts["forfeits"] += game.result in ("+-", "-+", "--")
+            counts["forfeits"] += result.forfeit
             counts["adjudicated"] += game.adjudicated
         else:
             counts["in_progress"] += 1
-        white_symbol, black_symbol = SYMBOL.get(game.result, ("", ""))
+        white_symbol, black_symbol = result.symbols
         latest = bool(game.result and game.updated_at and game.updated_at >= recent)
         for me, other, colour, symbol in (
             (game.white_id, game.black_id, "W", white_symbol),
@@ -138,7 +131,7 @@ def build(group: Group) -> Crosstable:
 def crosstable_csv(table: Crosstable) -> str:
     """seat, nation, name, rating, one column per seat, score, figures, place, remaining."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = safe_writer(out)
     n = len(table.rows)
     writer.writerow(
         [
@@ -179,7 +172,7 @@ def crosstable_csv(table: Crosstable) -> str:
 def standings_csv(table: Crosstable) -> str:
     """The group's standings: place, seat, entrant, points and every figure."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = safe_writer(out)
     writer.writerow(
         [
             "place",

@@ -42,9 +42,10 @@ def earlier_orders(stage: Stage) -> list[int]:
 
 def fallback_keys(
     stage: Stage, chain: tuple[tb.Key, ...], entrant_ids: Iterable[int] | None = None
-) -> dict[int, tuple[Decimal, ...]]:
+) -> dict[tb.PlayerId, tuple[Decimal, ...]]:
     """Per entrant (of ``entrant_ids``, or of every earlier stage), the chain's figures in
-    each earlier stage, latest stage first. Empty for a first stage."""
+    each earlier stage, latest stage first. Empty for a first stage. Keyed by entrant id, as
+    ``tiebreaks.rank`` takes its ``fallback``."""
     orders = earlier_orders(stage)
     if not orders:
         return {}
@@ -53,7 +54,7 @@ def fallback_keys(
     for entrant_id, order, _points, _finished, figures in _earlier_rows(stage, entrant_ids):
         by_entrant[entrant_id][order] = figures
     ids = by_entrant.keys() if entrant_ids is None else entrant_ids
-    keys: dict[int, tuple[Decimal, ...]] = {}
+    keys: dict[tb.PlayerId, tuple[Decimal, ...]] = {}
     for entrant_id in ids:
         stages = by_entrant.get(entrant_id, {})
         key: tuple[Decimal, ...] = ()

@@ -44,3 +44,42 @@ class GroupStanding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.place}. {self.entrant_id} in {self.group_id}"
+
+
+class StandingsMark(models.Model):
+    """A group whose stored standings may miss a change ("recompute pending").
+
+    Set in the transaction of the change (or right after it), cleared only by a recompute
+    that counted every change marked before it began: ``changes`` counts the marks, and a
+    recompute clears the mark only if the count is the one it read when it started. A mark
+    left behind (a recompute never queued, or lost with its worker) is found by the sweep
+    (``services.sweep_stale_standings``) once it is older than ``STANDINGS_STALE_SECONDS``.
+    ``groups.Group.standings_pending`` mirrors ``pending_since is not None``.
+    """
+
+    group = models.OneToOneField(
+        "groups.Group",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="standings_mark",
+    )
+    pending_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="the oldest change the stored standings may miss; empty: up to date",
+    )
+    changes = models.PositiveBigIntegerField(
+        default=0, help_text="how many times the group was marked (ever)"
+    )
+    requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a recompute was last queued (or tried to be)"
+    )
+
+    def __str__(self) -> str:
+        state = (
+            f"pending since {self.pending_since:%Y-%m-%d %H:%M:%S}"
+            if self.pending_since
+            else "up to date"
+        )
+        return f"standings of group {self.group_id}: {state}"

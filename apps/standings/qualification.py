@@ -1,4 +1,4 @@
-"""Who goes on to the next stage: the four qualification rules of ``shared/spec/STANDINGS.md``.
+"""Who goes on to the next stage: the four qualification rules of ``docs/standings.md`` §6.
 
 Pure Python, no Django: the standings service feeds it one :class:`Candidate` per entrant of
 the stage and shows the :class:`Outcome` to the organizer before they confirm it.
@@ -42,7 +42,7 @@ from fractions import Fraction
 from itertools import groupby
 from operator import attrgetter
 
-from .tiebreaks import lot_order
+from .tiebreaks import KeyFigure, lot_order
 
 
 class Rule(StrEnum):
@@ -102,7 +102,7 @@ class Candidate:
     games_per_player: int  # T of the group
     points: Fraction
     finished: int  # finished games in this stage, forfeits included
-    key: tuple  # full ranking key, higher is better
+    key: tuple[KeyFigure, ...]  # full ranking key, higher is better
     earlier_lost: Fraction = Fraction(0)  # points lost in all earlier stages
     withdrawn: bool = False
     declined: bool = False  # the organizer recorded that this entrant declines to go on

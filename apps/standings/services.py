@@ -1,55 +1,296 @@
 """Standings of groups and stages, computed by the pure ``tiebreaks`` module.
 
-A result change marks its group and queues ONE recompute task for it (coalesced: while a
-recompute is queued, further changes queue nothing more); the task clears the mark first, so
-a change that lands during the recompute queues the next one.
+**Keeping them fresh.** A result change *marks* its group (``models.StandingsMark``: pending
+since when, and a count of marks) and queues one recompute task for it, on commit; while the
+mark is set, further changes queue nothing more (coalesced). A recompute reads the mark's
+count before it reads the games and clears the mark only if the count is still the same when
+it has stored the standings — a change marked meanwhile keeps the mark and queues the next
+recompute (no lost update). Queueing never fails a request: when the broker is away the mark
+simply stays. A mark older than ``STANDINGS_STALE_SECONDS`` whose recompute was asked for
+longer ago than that (its message never sent, or lost with a killed worker) is queued again
+by the periodic :func:`sweep_stale_standings` (Celery beat), and by the next change of the
+group; recomputes are idempotent, so a duplicate is harmless. Organizers can also force a
+recompute (:func:`force_recompute`). Pages, API and qualification say "being updated since"
+while a mark is set (:func:`pending_since`, :func:`stage_pending`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from operator import itemgetter
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Case, Count, DateTimeField, F, Min, Q, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from kombu.exceptions import OperationalError
 
+from apps.core.audit import Action, record
 from apps.core.bulk import insert_rows
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_organizer
+from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.groups.models import Game, Group, Seat
+from apps.silli.systems import pairing_system
 from apps.stages.models import Stage
 
 from . import tiebreaks as tb
 from .fallback import fallback_keys
-from .models import FIGURES, GroupStanding
+from .models import FIGURES, GroupStanding, StandingsMark
+
+logger = logging.getLogger(__name__)
 
 COALESCE_SECONDS = 2
-W, D, L = tb.Outcome.WIN, tb.Outcome.DRAW, tb.Outcome.LOSS
-# result -> (white outcome, black outcome, played)
-OUTCOMES = {
-    "1-0": (W, L, True),
-    "0-1": (L, W, True),
-    "1/2-1/2": (D, D, True),
-    "+-": (W, L, False),
-    "-+": (L, W, False),
-    "--": (L, L, False),
+# A side's outcome as the tie-break math names it.
+OUTCOME = {
+    SideOutcome.WIN: tb.Outcome.WIN,
+    SideOutcome.DRAW: tb.Outcome.DRAW,
+    SideOutcome.LOSS: tb.Outcome.LOSS,
+}
+# finished result code -> (white outcome, black outcome, played), looked up once per game
+OUTCOMES: dict[str, tuple[tb.Outcome, tb.Outcome, bool]] = {
+    result.value: (OUTCOME[result.outcomes[0]], OUTCOME[result.outcomes[1]], result.played)
+    for result in Result
+    if result.finished
 }
 
 
+# ---------------------------------------------------------------------------
+# The "recompute pending" mark
+# ---------------------------------------------------------------------------
+
+
+def stale_after() -> timedelta:
+    """How long a mark may wait for its recompute before it is queued again."""
+    return timedelta(seconds=getattr(settings, "STANDINGS_STALE_SECONDS", 60))
+
+
 def schedule_recompute(group_id: int) -> bool:
-    """Queue the group's recompute unless one is queued already. True if this call queued it."""
+    """Mark the group's standings pending and queue its recompute (on commit) unless one was
+    asked for lately. True if this call queues it.
+
+    Inside the transaction of the change, the mark commits with the change (call it there);
+    outside one (e.g. from ``on_commit``) it is written and the task queued at once.
+    """
+    return bool(schedule_recomputes([group_id]))
+
+
+def schedule_recomputes(group_ids: Iterable[int]) -> list[int]:
+    """:func:`schedule_recompute` for several groups at once (a publication marks them all);
+    returns the groups whose recompute this call queues."""
+    queued = _mark(list(group_ids), timezone.now())
+    if queued:
+        transaction.on_commit(lambda: queue_recomputes(queued))
+    return queued
+
+
+def _mark(group_ids: list[int], now: datetime, *, force: bool = False) -> list[int]:
+    """Mark the groups pending in the current transaction; returns those whose recompute is
+    to be queued: newly marked, asked for longer ago than :func:`stale_after`, or all of them
+    when ``force``.
+
+    Row locks are taken as a recompute takes them, the group's first and then its mark, so a
+    change marking a group waits for a recompute of it instead of deadlocking with it.
+    """
+    if not group_ids:
+        return []
+    Group.objects.filter(pk__in=group_ids).update(standings_pending=True)
+    ask = Value(now, output_field=DateTimeField())
+    if force:
+        requested = ask
+    else:
+        requested = Case(
+            When(
+                Q(pending_since__isnull=True)
+                | Q(requested_at__isnull=True)
+                | Q(requested_at__lte=now - stale_after()),
+                then=ask,
+            ),
+            default=F("requested_at"),
+        )
+    fields = {
+        "changes": F("changes") + 1,
+        "pending_since": Coalesce("pending_since", ask),
+        "requested_at": requested,
+    }
+    marks = StandingsMark.objects.filter(group_id__in=group_ids)
+    # A group's first mark creates its row (once; a row that exists is only updated).
+    if len(group_ids) > 1 or not marks.update(**fields):
+        StandingsMark.objects.bulk_create(
+            [StandingsMark(group_id=pk) for pk in group_ids], ignore_conflicts=True
+        )
+        marks.update(**fields)
+    return sorted(marks.filter(requested_at=now).values_list("group_id", flat=True))
+
+
+def queue_recomputes(group_ids: Iterable[int]) -> int:
+    """Queue one recompute task per group; returns how many were queued. Never raises: a
+    recompute that cannot be queued leaves its mark, which the sweep queues again."""
     from .tasks import recompute_group_standings
 
-    if not Group.objects.filter(pk=group_id, standings_pending=False).update(
-        standings_pending=True
-    ):
-        return False
-    recompute_group_standings.apply_async((group_id,), countdown=COALESCE_SECONDS)
-    return True
+    group_ids = list(group_ids)
+    queued = 0
+    for done, group_id in enumerate(group_ids):
+        try:
+            recompute_group_standings.apply_async((group_id,), countdown=COALESCE_SECONDS)
+        except OperationalError:
+            logger.warning(
+                "Standings: the broker is unreachable; %s recompute(s) not queued (groups %s)."
+                " Their marks stay; the sweep queues them again.",
+                len(group_ids) - done,
+                group_ids[done : done + 10],
+                exc_info=True,
+            )
+            break
+        except Exception:
+            # Tasks run in this process (no broker): the recompute itself failed.
+            logger.exception(
+                "Standings of group %s: the recompute failed; its mark stays.", group_id
+            )
+        else:
+            queued += 1
+    return queued
+
+
+def is_pending(group_id: int) -> bool:
+    return StandingsMark.objects.filter(group_id=group_id, pending_since__isnull=False).exists()
+
+
+def recompute_if_pending(group_id: int) -> int | None:
+    """The recompute task: recompute the group unless its mark was cleared meanwhile (by an
+    earlier copy of the task: a re-queued or redelivered one then costs one query)."""
+    if not is_pending(group_id):
+        return None
+    return recompute_group(group_id)
+
+
+def _settle_mark(group_id: int, seen: int | None, started: datetime) -> bool:
+    """After storing standings computed with the mark's count at ``seen``: clear the mark if
+    no change was marked since; else the standings miss only changes after ``started``, and
+    the next recompute is queued (on commit). True if the standings are up to date."""
+    marks = StandingsMark.objects.filter(group_id=group_id)
+    if seen is not None and connection.vendor == "postgresql":
+        # One statement (a recompute runs after every result): clear, and the mirror with it.
+        quote = connection.ops.quote_name
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH cleared AS (UPDATE {quote(StandingsMark._meta.db_table)}"
+                " SET pending_since = NULL WHERE group_id = %s AND changes = %s"
+                " RETURNING group_id)"
+                f" UPDATE {quote(Group._meta.db_table)} SET standings_pending = false"
+                " WHERE id IN (SELECT group_id FROM cleared)",
+                [group_id, seen],
+            )
+            up_to_date = cursor.rowcount == 1
+    else:
+        if seen is None:
+            up_to_date = not marks.exists()
+        else:
+            up_to_date = bool(marks.filter(changes=seen).update(pending_since=None))
+        if up_to_date:
+            Group.objects.filter(pk=group_id).update(standings_pending=False)
+    if up_to_date:
+        return True
+    now = timezone.now()
+    marks.filter(pending_since__lt=started).update(pending_since=started)
+    marks.update(requested_at=now)
+    transaction.on_commit(lambda: queue_recomputes([group_id]))
+    return False
+
+
+def sweep_stale_standings() -> list[int]:
+    """Queue again the recompute of every group marked longer ago than :func:`stale_after`
+    and whose recompute was asked for longer ago than that (the periodic beat task); returns
+    those groups. Idempotent: a group whose first recompute is still to run gets a second
+    one, which finds the mark cleared and does nothing."""
+    now = timezone.now()
+    cutoff = now - stale_after()
+    with transaction.atomic():
+        stale = list(
+            StandingsMark.objects.filter(pending_since__lte=cutoff)
+            .filter(Q(requested_at__isnull=True) | Q(requested_at__lte=cutoff))
+            .order_by("pending_since")
+            .values_list("group_id", "pending_since")
+        )
+        group_ids = [pk for pk, _since in stale]
+        if not group_ids:
+            return []
+        StandingsMark.objects.filter(group_id__in=group_ids).update(requested_at=now)
+        transaction.on_commit(lambda: queue_recomputes(group_ids))
+    logger.warning(
+        "Standings of %s group(s) waited too long for their recompute (the oldest since %s);"
+        " queued again: %s",
+        len(group_ids),
+        stale[0][1].isoformat(),
+        group_ids[:20],
+    )
+    return group_ids
+
+
+def force_recompute(user, stage: Stage, group: Group | None = None) -> list[int]:
+    """An organizer's "recompute the standings": every group of the stage (or ``group``) is
+    marked pending and its recompute queued, whatever was asked before. Audited."""
+    require_organizer(user, stage.tournament)
+    if not stage.is_public:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("Standings are kept once the draw is published; this stage is %(status)s.")
+            % {"status": stage.get_status_display().lower()},
+        )
+    with transaction.atomic():
+        if group is not None:
+            group_ids = [group.pk]
+        else:
+            group_ids = list(Group.objects.filter(stage=stage).values_list("pk", flat=True))
+        queued = _mark(group_ids, timezone.now(), force=True)
+        record(
+            Action.STANDINGS_RECOMPUTE_FORCED,
+            user,
+            stage=stage,
+            group=group,
+            groups=len(group_ids),
+        )
+        transaction.on_commit(lambda: queue_recomputes(queued))
+    return group_ids
+
+
+def pending_since(group: Group) -> datetime | None:
+    """Since when the group's stored standings may miss changes (None: up to date)."""
+    return (
+        StandingsMark.objects.filter(group=group, pending_since__isnull=False)
+        .values_list("pending_since", flat=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class StagePending:
+    """The groups of a stage whose standings are being updated, and the oldest mark."""
+
+    groups: int
+    since: datetime | None
+
+
+def stage_pending(stage: Stage) -> StagePending:
+    found = StandingsMark.objects.filter(group__stage=stage, pending_since__isnull=False).aggregate(
+        groups=Count("pk"), since=Min("pending_since")
+    )
+    return StagePending(found["groups"], found["since"])
+
+
+# ---------------------------------------------------------------------------
+# Computing and storing
+# ---------------------------------------------------------------------------
 
 
 def scoring(tournament) -> tb.Scoring:
@@ -61,10 +302,9 @@ def scoring(tournament) -> tb.Scoring:
 
 
 def stage_games_per_player(stage: Stage, group: Group) -> int:
-    """T: 2k for a Silli group, n−1 (or 2(n−1)) for a round robin."""
-    if stage.format == Stage.Format.ROUND_ROBIN:
-        return (group.size - 1) * (2 if stage.double_round_robin else 1)
-    return stage.games_per_player
+    """T: 2k for a Silli group, n−1 (or 2(n−1)) for a round robin — the stage's pairing
+    system says."""
+    return pairing_system(stage.format).games_per_player(group.size, stage)
 
 
 def chain(tournament) -> tuple[tb.Key, ...]:
@@ -108,7 +348,7 @@ def compute_group(group: Group) -> GroupTable:
         w, b, played = OUTCOMES[result]
         records[white].append(tb.Game(black, w, played, white_side))
         records[black].append(tb.Game(white, b, played, black_side))
-    players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.get)]
+    players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.__getitem__)]
     figures = tb.compute_figures(
         players, stage_games_per_player(stage, group), scoring=scoring(tournament)
     )
@@ -166,21 +406,41 @@ def _decimal(value) -> str:
     return f"{float(value):.6f}".rstrip("0").rstrip(".")
 
 
+# The class of the advisory locks that recomputes of one group take turns on.
+RECOMPUTE_LOCK = 0x5354  # "ST"
+
+
+def _lock_recompute(group_id: int) -> None:
+    """Take the group's recompute lock until the transaction ends. On PostgreSQL an advisory
+    lock, not the group's row: result entry (which marks the group's row pending) goes on
+    while a recompute runs. SQLite runs one writing transaction at a time anyway."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)", [RECOMPUTE_LOCK, group_id]
+            )
+
+
 def recompute_group(group_id: int) -> int:
     """Recompute and store a group's standings; returns the number of rows.
 
-    Runs under the group's row lock, so two recomputes of one group (two workers, or a
-    change arriving meanwhile) take turns instead of mixing their rows; the queued mark is
-    cleared in the same transaction, so a change committed during the recompute queues the
-    next one.
+    Runs under the group's recompute lock, so two recomputes of one group (two workers, or a
+    duplicate) take turns instead of mixing their rows. The mark's count is read under the
+    lock, before the games: every change marked by then is in what is read, and the mark is
+    cleared only if no change was marked meanwhile (else the next recompute is queued).
     """
+    started = timezone.now()
     with transaction.atomic():
-        group = (
-            Group.objects.select_for_update(of=("self",))
-            .select_related("stage__tournament")
-            .get(pk=group_id)
+        _lock_recompute(group_id)
+        group = Group.objects.select_related("stage__tournament").get(pk=group_id)
+        seen = (
+            StandingsMark.objects.filter(group_id=group_id)
+            .values_list("changes", flat=True)
+            .first()
         )
-        return store_group_table(compute_group(group))
+        rows = store_group_table(compute_group(group))
+        _settle_mark(group_id, seen, started)
+        return rows
 
 
 # The stored row's columns after group_id, with their PostgreSQL types.
@@ -198,10 +458,9 @@ STANDING_COLUMNS = {
 
 
 def store_group_table(table: GroupTable) -> int:
-    """Store ``table``'s rows as the group's standings and clear its queued mark; returns the
-    number of rows. Call it inside the transaction that holds the group's row lock (other
-    transactions see the mark cleared only at the commit, and a change committed meanwhile
-    waits for the lock before it can queue the next recompute).
+    """Store ``table``'s rows as the group's standings (and when: ``Group.standings_at``);
+    returns the number of rows. Call it inside the transaction that holds the group's
+    recompute lock; :func:`recompute_group` settles the mark after it.
 
     On PostgreSQL two statements, each with one JSON parameter: the first deletes the stored
     rows whose entrant is not at the same position any more; the second updates the remaining
@@ -210,20 +469,23 @@ def store_group_table(table: GroupTable) -> int:
     delete and insert.
     """
     group_id = table.group.pk
-    rows = [
-        (
-            s.figures.id,
-            table.seat_of[s.figures.id],
-            position,
-            s.label,
-            _decimal(s.figures.points),
-            table.finished[s.figures.id],
-            table.scheduled[s.figures.id],
-            s.figures.id in table.withdrawn,
-            {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
+    rows = []
+    for position, s in enumerate(table.standings, start=1):
+        entrant_id = s.figures.id
+        assert isinstance(entrant_id, int)  # compute_group ranks the entrants by their id
+        rows.append(
+            (
+                entrant_id,
+                table.seat_of[entrant_id],
+                position,
+                s.label,
+                _decimal(s.figures.points),
+                table.finished[entrant_id],
+                table.scheduled[entrant_id],
+                entrant_id in table.withdrawn,
+                {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
+            )
         )
-        for position, s in enumerate(table.standings, start=1)
-    ]
     now = timezone.now()
     quote = connection.ops.quote_name
     standings = quote(GroupStanding._meta.db_table)
@@ -234,7 +496,7 @@ def store_group_table(table: GroupTable) -> int:
             ("group_id", *STANDING_COLUMNS),
             ((group_id, *r[:4], Decimal(r[4]), *r[5:]) for r in rows),
         )
-        Group.objects.filter(pk=group_id).update(standings_pending=False, standings_at=now)
+        Group.objects.filter(pk=group_id).update(standings_at=now)
         return len(rows)
     data = json.dumps([dict(zip(STANDING_COLUMNS, r, strict=True)) for r in rows])
     types = ", ".join(f"{quote(c)} {t}" for c, t in STANDING_COLUMNS.items())
@@ -253,7 +515,7 @@ def store_group_table(table: GroupTable) -> int:
         cursor.execute(
             f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s) AS r({types})),"
             f" marked AS (UPDATE {quote(Group._meta.db_table)}"
-            " SET standings_pending = false, standings_at = %s WHERE id = %s),"
+            " SET standings_at = %s WHERE id = %s),"
             f" updated AS (UPDATE {standings} s SET {changes}"
             " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)"
             f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"

@@ -1,4 +1,12 @@
-"""The coalesced standings recompute: one queued task per group at a time."""
+"""The coalesced standings recompute (one queued task per group at a time) and the sweep that
+queues again the recomputes a dead broker or a killed worker left behind.
+
+The recompute is acknowledged only after it ran (``acks_late``), and put back on the queue
+when its pool process dies (``reject_on_worker_lost``); a message held by a worker killed as
+a whole comes back after the Redis transport's ``visibility_timeout`` (config/settings.py),
+and the sweep queues a new one before that. Running twice is harmless: a copy that finds
+the group's mark cleared does nothing.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,18 @@ from django.db import DatabaseError
 from . import services
 
 
-@shared_task(acks_late=True, autoretry_for=(DatabaseError,), retry_backoff=True, max_retries=5)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+)
 def recompute_group_standings(group_id: int) -> int:
-    return services.recompute_group(group_id)
+    return services.recompute_if_pending(group_id) or 0
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def sweep_stale_standings() -> int:
+    """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes."""
+    return len(services.sweep_stale_standings())

@@ -4,7 +4,7 @@ Pure Python, no Django: usable from a notebook, a management command or a Celery
 
 The input is one :class:`Player` per entrant, each with the :class:`Game` records of its
 *finished* games (a game still in progress is simply not there yet). From these,
-:func:`compute_figures` derives every figure of ``shared/spec/STANDINGS.md`` as a
+:func:`compute_figures` derives every figure of ``docs/standings.md`` §2–§4 as a
 :class:`Figures`, and :func:`rank` orders the group by a chain of :class:`Key`
 (:data:`TORINO` or :data:`BUCHHOLZ`, optionally followed by SB, wins, games with Black).
 Players still equal after the whole chain share a place (``"3-4"``);
@@ -31,14 +31,20 @@ import enum
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from itertools import groupby
 from math import lcm
 from operator import attrgetter, itemgetter
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 PlayerId: TypeAlias = int | str
 """A player's id within one group (a seat number, a start rank, an entrant code)."""
+
+PlayerIdT = TypeVar("PlayerIdT", bound=PlayerId)
+
+KeyFigure: TypeAlias = Fraction | Decimal | int
+"""One figure of a ranking key: a chain figure, or a stored one (an earlier stage's)."""
 
 
 class Outcome(enum.Enum):
@@ -203,7 +209,7 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """Every figure of one player (``shared/spec/STANDINGS.md``).
+    """Every figure of one player (``docs/standings.md`` §2–§4).
 
     * ``points``: all points, forfeits and byes included. ``games``: the records (finished
       games; in a TRF file also rounds without an opponent). ``wins``: won records, forfeits
@@ -236,7 +242,8 @@ class Figures:
 
     def value(self, key: Key) -> Fraction | int:
         """The figure a :class:`Key` names."""
-        return getattr(self, key.value)
+        figure: Fraction | int = getattr(self, key.value)
+        return figure
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,9 +324,11 @@ def compute_figures(
             if game.outcome is Outcome.WIN:
                 wins += 1
             if game.played:
+                opponent = game.opponent
+                assert opponent is not None  # Game.__post_init__: a played game has one
                 black_games += game.colour is Colour.BLACK
-                entries.append((rgp[game.opponent], gms[game.opponent]))
-                contributions.append((True, opponent_value[game.opponent], game.outcome))
+                entries.append((rgp[opponent], gms[opponent]))
+                contributions.append((True, opponent_value[opponent], game.outcome))
             elif fide:
                 contribution = (not game.unplayed_not_won, points[player.id], game.outcome)
                 contributions.append(contribution)
@@ -413,7 +422,7 @@ def _torino_cuts(
 def rank(
     figures: Iterable[Figures],
     chain: Sequence[Key] = TORINO,
-    fallback: Mapping[PlayerId, tuple] | None = None,
+    fallback: Mapping[PlayerId, tuple[KeyFigure, ...]] | None = None,
 ) -> list[Standing]:
     """The players ordered by ``chain``, higher first; equal on every key share a place.
 
@@ -436,7 +445,7 @@ def rank(
     return standings
 
 
-def lot_order(ids: Iterable[PlayerId], seed: str) -> list[PlayerId]:
+def lot_order(ids: Iterable[PlayerIdT], seed: str) -> list[PlayerIdT]:
     """The ids in the order a seeded lot gives them.
 
     The lot sorts by the hexadecimal SHA-256 digest of ``f"{seed}|lot|{id}"`` (UTF-8),

@@ -31,21 +31,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice, permutations
 
+from apps.core.csvfiles import safe_cell
+from apps.core.results import Result
+
 ROUND_START = 91  # 0-based index of round 1's cell (TRF column 92)
 ROUND_WIDTH = 10
 NOT_PAIRED = "0000 - Z"
 MAX_ORDERS = 120  # orders of the distances tried by :func:`colour_games` (5! for k = 5)
-
-# result -> (White's TRF code, Black's TRF code)
-TRF_CODES = {
-    "1-0": ("1", "0"),
-    "0-1": ("0", "1"),
-    "1/2-1/2": ("=", "="),
-    "+-": ("+", "-"),
-    "-+": ("-", "+"),
-    "--": ("-", "-"),
-    "": (" ", " "),
-}
 
 
 @dataclass(frozen=True)
@@ -131,7 +123,9 @@ def write_trf(
     rounds = _rounds(games)
     cells: dict[int, dict[int, str]] = defaultdict(dict)
     for game in games:
-        white_code, black_code = TRF_CODES[game.result]
+        if game.round is None:
+            raise ValueError(f"game {game.white}-{game.black} has no round: see colour_games")
+        white_code, black_code = Result(game.result).trf_codes
         cells[game.white][game.round] = f"{game.black:4d} w {white_code}"
         cells[game.black][game.round] = f"{game.white:4d} b {black_code}"
     everyone_every_round = all(len(cells[e.seat]) == rounds for e in entries)
@@ -139,7 +133,7 @@ def write_trf(
     lines = [f"012 {title}", f"XXR {declared}"]
     for entry in sorted(entries, key=lambda e: e.seat):
         head = (
-            f"001 {entry.seat:4d}     {entry.name[:33]:<33} "
+            f"001 {entry.seat:4d}     {safe_cell(entry.name)[:33]:<33} "
             f"{entry.rating or '':>4} {entry.nation[:3]:<3} {'':>11} {'':<10} "
             f"{entry.points:4.1f} {entry.rank or '':>4}"
         )
@@ -152,8 +146,7 @@ def write_trf(
 
 def group_trf(group) -> str:
     """The TRF file of a group's current results (four queries)."""
-    from apps.groups.models import Seat
-    from apps.results.models import Game
+    from apps.groups.models import Game, Seat
 
     from .models import GroupStanding
     from .services import stage_games_per_player

@@ -1,98 +1,46 @@
 """Standings pages and exports: a group's standings and crosstable, the stage's unified
 ranking, and their CSV and TRF files. Public when the stage is public, always for organizers.
+
+While a recompute is pending the pages say since when; organizers get a button that forces
+one (a POST to the page itself: the group's standings or crosstable recompute that group,
+the ranking every group of the stage).
 """
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
-from decimal import Decimal
+from datetime import datetime
 
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.utils.translation import pgettext_lazy
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import ngettext
 
-from apps.core.permissions import can_enter_results
+from apps.core.csvfiles import safe_writer
+from apps.core.errors import ActionError
+from apps.core.pages import show_refusal
+from apps.core.permissions import is_group_td, is_organizer
 from apps.groups.models import Group, Seat
 from apps.stages.models import Stage
-from apps.stages.views import visible_stage
+from apps.stages.pages import visible_stage
 
 from .crosstable import Cell, Crosstable, Row, build, crosstable_csv, standings_csv
-from .services import chain, stage_ranking
+from .display import (
+    colour_columns,
+    compact_cells,
+    figure_text,
+    key_labels,
+    points_text,
+)
+from .models import StandingsMark
+from .services import chain, force_recompute, stage_pending, stage_ranking
 from .trf_export import group_trf
 
 RANKING_PAGE = 100
 MATRIX_MAX = 30  # round robins up to this size get the full seat-by-seat matrix
-# Column heads of the tie-break figures; the systems' own abbreviations stay as they are.
-KEY_LABELS = {
-    "points": pgettext_lazy("column: points", "Pts"),
-    "ts": "TS",
-    "ts_cut1": "TS-Cut1",
-    "ts_median": "TS-Median",
-    "bh": "BH",
-    "bh_c1": "BH-C1",
-    "bh_c2": "BH-C2",
-    "sb": "SB",
-    "wins": pgettext_lazy("column: games won", "Wins"),
-    "black_games": pgettext_lazy("column: games with Black", "Black"),
-}
-TORINO_KEYS = {"ts", "ts_cut1", "ts_median"}
-
-
-# ---------------------------------------------------------------------------
-# Presentation (shared with the result entry page)
-# ---------------------------------------------------------------------------
-
-
-def points_text(value) -> str:
-    """Points as a chess player writes them: 6½, ½, 7, or two decimals if not in halves."""
-    value = Decimal(str(value))
-    whole, rest = divmod(value, 1)
-    if rest == 0:
-        return str(int(whole))
-    if rest == Decimal("0.5"):
-        return f"{int(whole)}½" if whole else "½"
-    return f"{value:.2f}"
-
-
-def figure_text(key: str, value: str | None) -> str:
-    if value in (None, ""):
-        return "–"
-    if key in TORINO_KEYS:
-        return f"{Decimal(value):.2f}"
-    return points_text(value)
-
-
-def key_labels(keys: list[str]) -> list[str]:
-    return [str(KEY_LABELS.get(k, k)) for k in keys]
-
-
-def ordered_cells(row: Row, size: int) -> list[Cell]:
-    """A row's games in formula order: White games by distance, then Black games."""
-
-    def order(cell: Cell) -> tuple[int, int]:
-        if cell.colour == "W":
-            return (0, (cell.opponent_seat - row.seat) % size)
-        return (1, (row.seat - cell.opponent_seat) % size)
-
-    return sorted(row.cells.values(), key=order)
-
-
-def colour_columns(rows: list[Row]) -> tuple[int, int]:
-    """How many White and Black game columns a compact table needs (the most of any row)."""
-    whites = max((sum(c.colour == "W" for c in r.cells.values()) for r in rows), default=0)
-    blacks = max((sum(c.colour == "B" for c in r.cells.values()) for r in rows), default=0)
-    return whites, blacks
-
-
-def compact_cells(row: Row, size: int, whites: int, blacks: int) -> list[Cell | None]:
-    """The row's White games then its Black games, each padded to its column count."""
-    cells = ordered_cells(row, size)
-    white = [c for c in cells if c.colour == "W"]
-    black = [c for c in cells if c.colour == "B"]
-    return white + [None] * (whites - len(white)) + black + [None] * (blacks - len(black))
 
 
 @dataclass(frozen=True)
@@ -129,23 +77,58 @@ def lines(table: Crosstable, rows: list[Row], matrix: bool, own: set[int]) -> li
 
 def visible_group(request: HttpRequest, slug: str, order: int, number: int) -> Group:
     stage = visible_stage(request, slug, order)
-    group = get_object_or_404(Group, stage=stage, number=number)
+    # With its standings mark (if it ever had one): the pages say when a recompute is pending.
+    group = get_object_or_404(
+        Group.objects.select_related("standings_mark"), stage=stage, number=number
+    )
     group.stage = stage
     return group
 
 
 def _context(request: HttpRequest, group: Group, table: Crosstable, **more) -> dict:
     stage = group.stage
+    organizer = is_organizer(request.user, stage.tournament)
     return {
-        "can_enter": can_enter_results(request.user, group),
+        # can_enter_results(), without asking again whether the user is an organizer
+        "can_enter": organizer or is_group_td(request.user, group),
+        "can_recompute": organizer and stage.is_public,
         "tournament": stage.tournament,
         "stage": stage,
         "group": group,
         "table": table,
         "key_labels": key_labels(table.keys),
         "provisional": table.counts["in_progress"] > 0,
+        "pending_since": _pending_since(group),
         **more,
     }
+
+
+def _pending_since(group: Group) -> datetime | None:
+    try:
+        return group.standings_mark.pending_since
+    except StandingsMark.DoesNotExist:
+        return None
+
+
+def _force_recompute(request: HttpRequest, stage: Stage, group: Group | None = None):
+    """The organizers' "Recompute the standings" button, back to the page it is on."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.path)
+    try:
+        groups = force_recompute(request.user, stage, group)
+    except ActionError as error:
+        show_refusal(request, error)
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "The standings of %(count)s group are being recomputed; reload in a moment.",
+                "The standings of %(count)s groups are being recomputed; reload in a moment.",
+                len(groups),
+            )
+            % {"count": len(groups)},
+        )
+    return redirect(request.path)
 
 
 def _download(text: str, content_type: str, filename: str) -> HttpResponse:
@@ -165,6 +148,8 @@ def _file_stem(group: Group) -> str:
 
 def group_standings(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
     group = visible_group(request, slug, order, number)
+    if request.method == "POST":
+        return _force_recompute(request, group.stage, group)
     table = build(group)
     context = _context(request, group, table, lines=lines(table, table.by_place(), False, set()))
     return render(request, "standings/standings.html", context)
@@ -172,6 +157,8 @@ def group_standings(request: HttpRequest, slug: str, order: int, number: int) ->
 
 def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
     group = visible_group(request, slug, order, number)
+    if request.method == "POST":
+        return _force_recompute(request, group.stage, group)
     table = build(group)
     size = len(table.rows)
     matrix = size <= MATRIX_MAX and all(len(r.cells) == size - 1 for r in table.rows)
@@ -196,6 +183,8 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
 
 def stage_ranking_page(request: HttpRequest, slug: str, order: int) -> HttpResponse:
     stage = visible_stage(request, slug, order)
+    if request.method == "POST":
+        return _force_recompute(request, stage)
     keys = [k.value for k in chain(stage.tournament)][1:]
     page = Paginator(stage_ranking(stage), RANKING_PAGE).get_page(request.GET.get("page"))
     for row in page.object_list:
@@ -209,6 +198,8 @@ def stage_ranking_page(request: HttpRequest, slug: str, order: int) -> HttpRespo
         "unified": stage.tournament.ranking == stage.tournament.Ranking.UNIFIED,
         # Standings are stored from a group's first result on.
         "groups_without_results": stage.groups.filter(standings_at__isnull=True).count(),
+        "pending": stage_pending(stage),
+        "can_recompute": stage.is_public and is_organizer(request.user, stage.tournament),
     }
     return render(request, "standings/ranking.html", context)
 
@@ -239,7 +230,7 @@ def ranking_csv(stage: Stage) -> str:
     """The ranking as CSV: place, group, seat, entrant, points, the chain's tie-breaks, games."""
     keys = [k.value for k in chain(stage.tournament)][1:]
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = safe_writer(out)
     writer.writerow(
         ["place", "group", "seat", "code", "name", "nation", "rating", "points", *keys]
         + ["finished", "scheduled", "withdrawn"]

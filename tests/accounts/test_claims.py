@@ -10,6 +10,7 @@ from django.core import mail
 
 from apps.accounts.links import claim_token
 from apps.accounts.services import claim_entry, link_entrants_by_email
+from apps.core.audit import Action
 from apps.core.errors import ActionError
 from apps.core.models import AuditEvent
 from apps.entrants.models import Entrant
@@ -48,7 +49,7 @@ def test_a_player_asks_for_a_link_and_claims_the_entry_with_a_new_account(
     unclaimed.refresh_from_db()
     assert unclaimed.user == claimer and claimer.email == unclaimed.email
     assert client.post(link).status_code == 302  # again, signed in: nothing changes
-    assert AuditEvent.objects.filter(action="entrant.claimed").count() == 1
+    assert AuditEvent.objects.filter(action=Action.ENTRANT_CLAIMED).count() == 1
 
 
 def test_asking_for_links_says_the_same_for_an_unknown_address(

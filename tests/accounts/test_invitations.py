@@ -11,6 +11,7 @@ from django.core import mail
 from apps.accounts.links import invitation_token
 from apps.accounts.models import Invitation
 from apps.accounts.services import accept_invitation, invite
+from apps.core.audit import Action
 from apps.core.errors import ActionError
 from apps.core.models import AuditEvent
 from apps.core.permissions import can_enter_results, is_organizer
@@ -50,11 +51,11 @@ def test_a_co_organizer_joins_through_the_emailed_link(
     assert ann.email == "ann@people.test" and ann.check_password("a-long-pass-99")
     assert is_organizer(ann, world.tournament)
     assert client.get("/me/").wsgi_request.user == ann  # signed in
-    assert AuditEvent.objects.filter(action="invitation.accepted", actor=ann).count() == 1
+    assert AuditEvent.objects.filter(action=Action.INVITATION_ACCEPTED, actor=ann).count() == 1
 
     again = client.post(link)  # signed in as ann: accepting again changes nothing
     assert again.status_code == 302
-    assert AuditEvent.objects.filter(action="invitation.accepted").count() == 1
+    assert AuditEvent.objects.filter(action=Action.INVITATION_ACCEPTED).count() == 1
 
 
 def test_a_td_invitation_makes_the_signed_in_user_the_groups_td(
@@ -75,7 +76,7 @@ def test_a_td_invitation_makes_the_signed_in_user_the_groups_td(
     assert world.other_group.td == newcomer
     assert can_enter_results(newcomer, world.other_group)
     assert not can_enter_results(newcomer, world.group)
-    event = AuditEvent.objects.get(action="invitation.accepted")
+    event = AuditEvent.objects.get(action=Action.INVITATION_ACCEPTED)
     assert event.group_id == world.other_group.pk and event.data["old_td"] == "td2"
 
     other = make_user("latecomer")

@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from apps.accounts.games import my_stages
+from apps.core.people import td_name
 from apps.entrants.models import Entrant, StageEntry
 from apps.results.services import enter_result, withdraw_entrant
 from apps.stages.models import Stage
@@ -51,7 +52,7 @@ def test_the_api_answers_the_same(world, as_role, django_capture_on_commit_callb
     [entry] = me["entries"]
     assert entry["entrant"]["code"] == world.player_entrant.code
     assert entry["group"]["number"] == 1 and entry["seat"] == 1
-    assert entry["td"] == {"name": "td1", "contact": "td1@people.test"}
+    assert entry["td"] == {"name": td_name(world.users["td"]), "contact": "td1@people.test"}
     assert entry["status"] == "in_play"
     assert entry["standing"]["points"] == 0.5
     opponents = {g["opponent"]["contact"] for g in entry["games"]}

@@ -50,6 +50,7 @@ NOT_FOUND = statuses(404)
 SIGNED_IN_PAGE = statuses(200, anonymous=302)
 ORGANIZER_PAGE = statuses(403, anonymous=302, organizer=200, staff=200)
 RESULT_PAGE = statuses(403, anonymous=302, td=200, organizer=200, staff=200)
+STAFF_PAGE = statuses(403, anonymous=302, staff=200)
 
 
 def organizer_post_page(done: int = 302) -> dict[str, int]:
@@ -118,12 +119,24 @@ def tournament_slug(w: World) -> dict:
     return {"slug": w.tournament.slug}
 
 
+def entrant(w: World) -> dict:
+    return {**stage(w), "code": w.unclaimed.code}
+
+
+def pk_entrant(w: World) -> dict:
+    return {"pk": w.stage.pk, "code": w.unclaimed.code}
+
+
 def invitation_link(w: World) -> dict:
     return {"token": invitation_token(w.invitation.pk)}
 
 
 def claim_link(w: World) -> dict:
     return {"token": claim_token(w.unclaimed.pk, w.unclaimed.email)}
+
+
+def player_user_id(w: World) -> dict:
+    return {"user_id": w.users["player"].pk}
 
 
 def nothing(w: World) -> dict:
@@ -163,6 +176,9 @@ ROWS: list[Row] = [
     Row("group-crosstable-csv", EVERYONE, group),
     Row("group-trf", EVERYONE, group),
     Row("stage-ranking", EVERYONE, stage),
+    Row("group-standings", organizer_post_page(), group, "post", name="recompute"),
+    Row("group-crosstable", organizer_post_page(), group, "post", name="recompute"),
+    Row("stage-ranking", organizer_post_page(), stage, "post", name="recompute"),
     Row("stage-ranking-csv", EVERYONE, stage),
     Row("stage-file", EVERYONE, lambda w: {**stage(w), "name": "entrants.csv"}, name="entrants"),
     Row("stage-file", EVERYONE, lambda w: {**stage(w), "name": "DRAW.json"}, name="draw"),
@@ -189,6 +205,8 @@ ROWS: list[Row] = [
     Row("me-notifications", SIGNED_IN_PAGE),
     Row("me-notifications", statuses(302), method="post", data={}, name="save"),
     Row("me-token", SIGNED_IN_PAGE),
+    Row("me-name", SIGNED_IN_PAGE),
+    Row("me-name", statuses(302), method="post", data={"display_name": "Matrix"}, name="save"),
     # -- organizers' pages ----------------------------------------------------------------
     Row("stage-manage", ORGANIZER_PAGE, stage),
     Row("draw-progress", ORGANIZER_PAGE, job),
@@ -202,6 +220,39 @@ ROWS: list[Row] = [
     Row("stage-import", organizer_post_page(400), stage, "post"),
     Row("stage-import-confirm", organizer_post_page(), stage, "post"),
     Row("group-td", organizer_post_page(), group, "post", {"username": "nobody-such"}),
+    Row("stage-draw-cancel", organizer_post_page(), stage, "post"),
+    Row("tournament-new", statuses(403, anonymous=302, staff=200)),
+    Row(
+        "tournament-new",
+        statuses(403, anonymous=302, staff=400),
+        method="post",
+        data={},
+        name="bad",
+    ),
+    Row("tournament-edit", ORGANIZER_PAGE, tournament),
+    Row("tournament-edit", organizer_post_page(400), tournament, "post", {}, name="bad"),
+    Row("stage-new", ORGANIZER_PAGE, tournament),
+    Row("stage-new", organizer_post_page(400), tournament, "post", {}, name="bad"),
+    Row("stage-edit", ORGANIZER_PAGE, stage),
+    Row("stage-edit", organizer_post_page(400), stage, "post", {}, name="bad"),
+    Row("stage-delete", organizer_post_page(), stage, "post"),
+    Row("stage-entrants", ORGANIZER_PAGE, stage),
+    Row("stage-entrants", organizer_post_page(400), stage, "post", {}, name="add"),
+    Row("stage-entrant-edit", organizer_post_page(), entrant),
+    Row("stage-entrant-edit", organizer_post_page(), entrant, "post", {}, name="save"),
+    Row("stage-entrant-remove", organizer_post_page(), entrant, "post"),
+    Row("stage-tds", ORGANIZER_PAGE, stage),
+    Row("stage-tds", organizer_post_page(400), stage, "post", {}, name="bad"),
+    Row("stage-tds-group", organizer_post_page(400), stage, "post", {}),
+    # -- staff's pages ----------------------------------------------------------------------
+    Row("staff-organizers", STAFF_PAGE),
+    Row(
+        "staff-organizer",
+        statuses(403, anonymous=302, staff=302),
+        player_user_id,
+        "post",
+        {"right": "revoke"},
+    ),
     Row("stage-finish", organizer_post_page(), stage, "post"),
     Row("stage-adjudication", organizer_post_page(), stage, "post"),
     Row("stage-qualification-rule", organizer_post_page(), stage, "post"),
@@ -245,6 +296,13 @@ ROWS: list[Row] = [
     api("api-tournament-invitations", organizer_api(400), tournament_slug, "post", {}, name="bad"),
     api("api-tournament-entrant-links", organizer_api(400), tournament_slug, "post", {}),
     api("api-tournament-claim-links", organizer_api(400), tournament_slug, "post", {}),
+    api("api-stage-tds", organizer_api(), stage_pk),
+    api("api-stage-tds", organizer_api(400), stage_pk, "post", {}, name="bad"),
+    # -- the API: staff -----------------------------------------------------------------------
+    api("api-organizers", statuses(403, staff=200)),
+    api("api-organizer", statuses(403, staff=200), player_user_id),
+    api("api-organizer", statuses(403, staff=200), player_user_id, "put", name="grant"),
+    api("api-organizer", statuses(403, staff=200), player_user_id, "delete", name="revoke"),
     # -- the API: organizers ----------------------------------------------------------------
     api("api-stage-entrants", organizer_api(), stage_pk),
     api("api-stage-entrants-csv", organizer_api(), stage_pk),
@@ -252,6 +310,16 @@ ROWS: list[Row] = [
     api("api-stage-close-registration", organizer_api(409), stage_pk, "post"),
     api("api-stage-reopen-registration", organizer_api(409), stage_pk, "post"),
     api("api-stage-draw", organizer_api(400), stage_pk, "post", {}),
+    api("api-stage-draw-cancel", organizer_api(409), stage_pk, "post"),
+    api("api-stage-recompute", organizer_api(202), stage_pk, "post"),
+    api("api-tournament-list", statuses(403, staff=400), method="post", data={}, name="create"),
+    api("api-tournament-detail", organizer_api(), tournament_slug, "patch", {}, name="change"),
+    api("api-tournament-stages", organizer_api(400), tournament_slug, "post", {"kind": "bogus"}),
+    api("api-stage-detail", organizer_api(), stage_pk, "patch", {}, name="change"),
+    api("api-stage-detail", organizer_api(409), stage_pk, "delete", name="delete"),
+    api("api-stage-entrants", organizer_api(400), stage_pk, "post", {}, name="add"),
+    api("api-stage-entrant", organizer_api(409), pk_entrant, "patch", {}),
+    api("api-stage-entrant", organizer_api(409), pk_entrant, "delete", name="remove"),
     api("api-stage-publish", organizer_api(409), stage_pk, "post"),
     api("api-draw-job", organizer_api(), job_pk),
     api("api-group-td", organizer_api(400), group_pk, "post", {}),

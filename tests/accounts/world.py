@@ -13,13 +13,13 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from apps.entrants.models import Entrant
-from apps.entrants.services import import_entrants
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Group, Seat
+from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage, Tournament
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 
 ROLES = ("anonymous", "player", "rival", "other_td", "td", "organizer", "staff")
 PLAYERS_DOMAIN = "players.test"

@@ -6,8 +6,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from apps.entrants.models import Entrant
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group
+from apps.office.draw import draw_settings
 from apps.silli.draw import draw_stage
-from apps.stages.draw import draw_settings
 from apps.stages.models import Stage
 
 BAD_FILE = "code,name,nation\nA1,Ann,ITA\nA2,,GER\nA1,Cy,FRA\nA4,Dee,F\n"

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from apps.results.models import Game
+from apps.groups.models import Game
 from apps.stages.services import create_tournament
 
 

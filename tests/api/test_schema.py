@@ -6,16 +6,19 @@ import pytest
 from django.core.management import call_command
 
 ENDPOINTS = {
-    "/api/tournaments/": {"get"},
-    "/api/tournaments/{slug}/": {"get"},
+    "/api/tournaments/": {"get", "post"},
+    "/api/tournaments/{slug}/": {"get", "patch"},
+    "/api/tournaments/{slug}/stages/": {"post"},
     "/api/stages/": {"get"},
-    "/api/stages/{id}/": {"get"},
-    "/api/stages/{id}/entrants/": {"get"},
+    "/api/stages/{id}/": {"get", "patch", "delete"},
+    "/api/stages/{id}/entrants/": {"get", "post"},
+    "/api/stages/{id}/entrants/{code}/": {"patch", "delete"},
     "/api/stages/{id}/entrants.csv": {"get"},
     "/api/stages/{id}/entrants/import/": {"post"},
     "/api/stages/{id}/close-registration/": {"post"},
     "/api/stages/{id}/reopen-registration/": {"post"},
     "/api/stages/{id}/draw/": {"post"},
+    "/api/stages/{id}/draw/cancel/": {"post"},
     "/api/stages/{id}/publish/": {"post"},
     "/api/draw-jobs/{id}/": {"get"},
     "/api/groups/": {"get"},
@@ -28,6 +31,7 @@ ENDPOINTS = {
     "/api/groups/{id}/standings/": {"get"},
     "/api/groups/{id}/crosstable/": {"get"},
     "/api/stages/{id}/ranking/": {"get"},
+    "/api/stages/{id}/recompute/": {"post"},
     "/api/stages/{id}/withdrawals/": {"post"},
     "/api/stages/{id}/close/": {"post"},
     "/api/stages/{id}/adjudication/": {"post"},
@@ -47,6 +51,9 @@ ENDPOINTS = {
     "/api/tournaments/{slug}/invitations/": {"get", "post"},
     "/api/tournaments/{slug}/entrant-links/": {"post"},
     "/api/tournaments/{slug}/claim-links/": {"post"},
+    "/api/stages/{id}/tds/": {"get", "post"},
+    "/api/organizers/": {"get"},
+    "/api/organizers/{user_id}/": {"get", "put", "delete"},
 }
 
 
@@ -64,7 +71,7 @@ def test_the_schema_validates_without_warnings_and_lists_every_endpoint(tmp_path
     schema = json.loads(out.read_text())
     assert {path: set(ops) for path, ops in schema["paths"].items()} == ENDPOINTS
     draw = schema["paths"]["/api/stages/{id}/draw/"]["post"]
-    assert set(draw["responses"]) == {"202", "400", "403", "404", "409"}
+    assert set(draw["responses"]) == {"202", "400", "403", "404", "409", "429"}
     imports = schema["paths"]["/api/stages/{id}/entrants/import/"]["post"]
     assert {"text/csv", "application/json", "multipart/form-data"} <= set(
         imports["requestBody"]["content"]

@@ -72,7 +72,7 @@ def _draw_groups(job_id: int, numbers: list[int]) -> int:
     the job complete (the one that completes it, and so sends the finish)."""
     from django.db import connections
 
-    from apps.stages import draw
+    from apps.office import draw
 
     connections.close_all()  # each process opens a connection of its own
     with multiprocessing.get_context("fork").Pool(WORKERS) as pool:
@@ -88,14 +88,13 @@ def run() -> list[tuple[str, float, str]]:
     from django.db import connections
 
     from apps.entrants.models import Entrant, StageEntry
-    from apps.entrants.services import import_entrants
-    from apps.groups.models import Group, Seat
-    from apps.results.models import Game
+    from apps.entrants.services import close_registration, import_entrants
+    from apps.groups.models import Game, Group, Seat
+    from apps.office import draw
     from apps.silli.entrants import entrants_csv
     from apps.silli.synth import make_entrants
-    from apps.stages import draw
     from apps.stages.models import DrawJob
-    from apps.stages.services import close_registration, create_tournament
+    from apps.stages.services import create_tournament
     from apps.standings.services import recompute_group, stage_ranking
 
     try:

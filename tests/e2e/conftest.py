@@ -28,3 +28,8 @@ def browser(monkeypatch):
     yield browser
     browser.close()
     playwright.stop()
+
+
+def say_yes(page) -> None:
+    """Answer yes in the dialog a form with ``data-confirm`` opens (static/js/confirm.js)."""
+    page.locator("#confirm-dialog [data-confirm-yes]").click()

@@ -6,11 +6,12 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
+from apps.entrants.services import close_registration, import_entrants
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, DrawJobGroup
-from apps.stages.services import close_registration, create_tournament
+from apps.stages.services import create_tournament
+from tests.e2e.conftest import say_yes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -87,6 +88,7 @@ def test_organizer_imports_closes_draws_publishes_and_a_visitor_finds_a_player(
     expect(page.locator("#review table.groups tbody tr")).to_have_count(3)
     page.screenshot(path=SHOTS["review"], full_page=True)
     page.get_by_role("button", name="Publish").click()
+    say_yes(page)
     expect(page.locator(".messages")).to_contain_text("The draw is published")
     page.set_viewport_size(PHONE)
     page.goto(f"{base}/t/e2e-cup/s/1/manage/")

@@ -7,12 +7,14 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
+from apps.entrants.services import close_registration, import_entrants
+from apps.office.services import publish_draw, start_draw
 from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
+from tests.e2e.conftest import say_yes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -75,6 +77,7 @@ def test_organizer_closes_the_preliminary_confirms_qualifiers_and_draws_the_semi
     expect(closing.get_by_role("heading")).to_contain_text("Play and closing")
     expect(closing.locator("#open-games")).to_have_text("0")
     closing.get_by_role("button", name="Close the stage").click()
+    say_yes(page)
     expect(messages).to_contain_text("The stage is closed")
     expect(page.locator("#closing #groups-closed")).to_have_text("3")
 
@@ -113,6 +116,7 @@ def test_organizer_closes_the_preliminary_confirms_qualifiers_and_draws_the_semi
     expect(page.locator("#total")).to_have_text("34")
 
     page.locator("#confirm").get_by_role("button", name="Confirm the qualifiers").click()
+    say_yes(page)
     expect(page).to_have_url(re.compile(r"/t/qual-cup/s/2/manage/$"))
     expect(messages).to_contain_text("the semifinal has 34 entrants and is ready to draw")
     expect(page.get_by_role("heading", level=1)).to_contain_text("Semifinal")
@@ -125,6 +129,7 @@ def test_organizer_closes_the_preliminary_confirms_qualifiers_and_draws_the_semi
     expect(page.locator("#draw-progress")).to_contain_text("3 of 3 groups")
     expect(page.locator("#review table.groups tbody tr")).to_have_count(3)
     page.get_by_role("button", name="Publish").click()
+    say_yes(page)
     expect(messages).to_contain_text("The draw is published")
     context.close()
 

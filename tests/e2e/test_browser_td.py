@@ -7,13 +7,14 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
-from apps.groups.models import Group
-from apps.results.models import Game
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Group
+from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 from apps.standings.models import GroupStanding
+from tests.e2e.conftest import say_yes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -128,6 +129,7 @@ def test_a_td_enters_corrects_withdraws_and_standings_follow(live_server, browse
     page.get_by_label("Entrant").select_option(index=3)
     page.locator(".withdrawal-form").get_by_label("Reason").fill("left the tournament")
     page.get_by_role("button", name="Withdraw").click()
+    say_yes(page)
     expect(page.locator(".messages")).to_contain_text("has withdrawn")
     expect(row_of(page, 3)).to_contain_text("withdrawn")
 

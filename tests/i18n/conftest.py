@@ -4,13 +4,13 @@ per player, one result entered (so standings, crosstable and ranking have rows).
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
-from apps.groups.models import Group
-from apps.results.models import Game
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Group
+from apps.office.services import publish_draw, start_draw
 from apps.results.services import enter_result
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 
 PASSWORD = "pw-i18n-123"
 

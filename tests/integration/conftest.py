@@ -26,15 +26,14 @@ import redis
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from apps.entrants.services import engine_entrants, import_entrants
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.entrants.services import close_registration, engine_entrants, import_entrants
+from apps.groups.models import Game, Group, Seat
+from apps.office.draw import draw_settings
 from apps.silli.draw import StageDraw, draw_stage
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages.draw import draw_settings
 from apps.stages.models import DrawJob, Stage
-from apps.stages.services import close_registration, create_tournament
+from apps.stages.services import create_tournament
 from config.celery import app
 
 ROOT = Path(__file__).resolve().parents[2]

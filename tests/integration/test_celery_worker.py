@@ -2,12 +2,15 @@
 
 import os
 import signal
+from datetime import timedelta
 
 import pytest
+from django.db.models import F
 
-from apps.stages import draw
+from apps.core.errors import ActionError, ErrorCode
+from apps.office import draw, tasks
+from apps.office.services import start_draw
 from apps.stages.models import DrawJob
-from apps.stages.services import start_draw
 
 from .conftest import (
     assert_stage_holds,
@@ -26,7 +29,7 @@ pytestmark = [
 ]
 
 SEED = "Lotto 2026-11-21: 17 42 8 61 33"
-TASK = "apps.stages.tasks."
+TASK = "apps.office.tasks."
 
 
 def test_a_worker_runs_the_whole_draw_job_and_stores_the_digest_of_silli_draw(
@@ -93,7 +96,7 @@ def test_a_pool_process_killed_while_writing_the_draw_has_its_task_delivered_aga
     assert_stage_holds(stage, silli_draw(stage, SEED))
 
 
-def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_organizer_retries(
+def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_job_resumes(
     organizer, start_worker
 ):
     """The whole worker dies (SIGKILL to it and its pool processes, as in a crash) while the
@@ -101,12 +104,12 @@ def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_organize
 
     - the stage's tables keep the previous draw untouched: group tasks write only their job's
       rows, and only the finish writes the tables, in one transaction;
-    - the job does not complete by itself: with Redis, the killed worker's unacknowledged
-      tasks are delivered again only after the broker's visibility timeout (an hour by
-      default), so the organizer starts the draw again with the same seed, and the new job
-      completes on a new worker with the digest of silli_draw, every game once;
-    - should the old job's tasks be delivered late, its finish is refused (a newer job of the
-      stage exists), so it can neither duplicate nor replace the draw.
+    - a second "start the draw" meanwhile is refused (409): one job per stage at a time;
+    - the job goes on by itself: the periodic sweep (beat, every minute) queues the remaining
+      steps of a job that has not finished two minutes after it started, and a new worker
+      completes it with the digest of silli_draw, every game once;
+    - the killed worker's tasks, delivered again late (Redis redelivers unacknowledged tasks
+      after its visibility timeout), find the job finished and change nothing.
     """
     stage = closed_stage(organizer, 6_000)
     worker = start_worker()
@@ -128,20 +131,22 @@ def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_organize
     stage.refresh_from_db()
     assert (stage.seed, stage.draw_digest) == ("first seed", first.digest)
     assert stored_draw(stage) == previous
+    with pytest.raises(ActionError) as refused:
+        start_draw(organizer, stage, SEED)
+    assert refused.value.code == ErrorCode.CONFLICT
 
-    retry = start_draw(organizer, stage, SEED)
+    # Two minutes later (here: the job's start moved back) the sweep resumes it.
+    DrawJob.objects.filter(pk=job.pk).update(created_at=F("created_at") - timedelta(minutes=3))
     worker = start_worker()
-    retry = finished(retry, worker.output)
-    assert retry.status == DrawJob.Status.SUCCEEDED, retry.error
+    assert tasks.resume_stalled_draws() == {"resumed": 1, "stopped": 0}
+    job = finished(job, worker.output)
+    assert job.status == DrawJob.Status.SUCCEEDED, job.error
     expected = silli_draw(stage, SEED)
-    assert retry.digest == expected.digest
+    assert job.digest == expected.digest
     assert_stage_holds(stage, expected)
 
-    # The old job's lost tasks, delivered at last (run here rather than waiting an hour).
-    for number in job.group_results.filter(payload__isnull=True).values_list("number", flat=True):
-        draw.draw_one_group(job.pk, number)
+    # The killed worker's tasks, delivered at last (run here rather than waiting).
+    for number in range(1, job.total_groups + 1):
+        assert draw.draw_one_group(job.pk, number) is False
     assert draw.finish(job.pk) is False
-    job.refresh_from_db()
-    assert job.status == DrawJob.Status.FAILED
-    assert job.error == "A newer draw of this stage replaced this one."
     assert_stage_holds(stage, expected)

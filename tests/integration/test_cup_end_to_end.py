@@ -6,16 +6,16 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from apps.entrants.models import StageEntry
-from apps.entrants.services import import_entrants
-from apps.groups.models import Group
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Group
+from apps.office.services import publish_draw, start_draw
 from apps.qualification import services as qualification
-from apps.results.models import Game
+from apps.results import closing
 from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages import closing
 from apps.stages.models import Stage
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 from apps.standings.fallback import fallback_keys
 from apps.standings.models import GroupStanding
 from apps.standings.services import chain

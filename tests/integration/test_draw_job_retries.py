@@ -8,11 +8,10 @@ middle of their batched inserts.
 import pytest
 from django.db import OperationalError
 
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
-from apps.stages import draw, tasks
+from apps.groups.models import Game, Group, Seat
+from apps.office import draw, tasks
+from apps.office.services import start_draw
 from apps.stages.models import DrawJob, Stage
-from apps.stages.services import start_draw
 from config.celery import app as celery_app
 
 from .conftest import assert_stage_holds, closed_stage, silli_draw, stored_draw

@@ -3,12 +3,12 @@
 import pytest
 
 from apps.entrants.models import Entrant, StageEntry
-from apps.entrants.services import engine_entrants
-from apps.results.models import Game
+from apps.entrants.services import close_registration, engine_entrants
+from apps.groups.models import Game
+from apps.office.draw import draw_settings, earlier_groups
+from apps.office.services import start_draw
 from apps.silli.draw import draw_stage
-from apps.stages.draw import draw_settings, earlier_groups
 from apps.stages.models import DrawJob, Stage
-from apps.stages.services import close_registration, start_draw
 
 from .conftest import assert_stage_holds, closed_stage
 

@@ -1,5 +1,6 @@
 """Each user turns each kind of e-mail on or off, on a page under "my games" or by the API."""
 
+from apps.core.audit import Action
 from apps.core.models import AuditEvent
 from apps.notifications.models import Preferences
 from tests.accounts.world import make_user
@@ -14,7 +15,7 @@ def test_the_page_turns_kinds_off_and_on(db, client):
     assert answer.status_code == 302
     prefs = Preferences.objects.get(user=user)
     assert (prefs.start_list, prefs.result, prefs.td_digest) == (False, True, False)
-    assert AuditEvent.objects.filter(action="notifications.preferences_changed").count() == 1
+    assert AuditEvent.objects.filter(action=Action.NOTIFICATIONS_PREFERENCES_CHANGED).count() == 1
 
 
 def test_the_api_reads_and_changes_them(db, client):

@@ -10,9 +10,16 @@ from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone, translation
 
+from apps.core.audit import Action
+from apps.core.models import AuditEvent
 from apps.entrants.models import StageEntry
+from apps.groups.models import Game
 from apps.notifications import tasks
-from apps.notifications.services import update_preferences
+from apps.notifications.services import (
+    td_digest_message,
+    update_preferences,
+    withdrawal_messages,
+)
 from apps.results.services import enter_result, withdraw_entrant
 
 
@@ -73,6 +80,30 @@ def test_a_withdrawal_tells_the_player_and_each_opponent_once(
     assert "forfeit win for you" in other.body and "moved abroad" in other.body
     tasks.entrant_withdrawn.delay(entry.pk)
     assert len(mail.outbox) == 5
+
+
+def test_the_withdrawal_e_mails_and_digest_read_the_games_marks_not_the_audit_event(
+    world, django_capture_on_commit_callbacks
+):
+    player = world.player_entrant
+    _enter(world, django_capture_on_commit_callbacks, world.player_game, "1-0")
+    entry = StageEntry.objects.get(stage=world.stage, entrant=player)
+    changed = withdraw_entrant(world.users["td"], entry, "moved abroad")  # e-mails not sent
+    assert len(changed) == 3
+    assert set(Game.objects.filter(forfeited_by=player).values_list("pk", flat=True)) == {
+        g.pk for g in changed
+    }
+    event = AuditEvent.objects.get(action=Action.ENTRANT_WITHDRAWN)
+    del event.data["games"]  # kept for the record only: no reader may need it
+    event.save(update_fields=["data"])
+
+    messages = withdrawal_messages(entry.pk)
+    own = next(m for m in messages if m.recipient == player.email)
+    assert own.body.count("your score: −") == 3 and "moved abroad" in own.body
+    opponents = {m.recipient for m in messages} - {player.email}
+    assert opponents == {(g.black if g.white_id == player.pk else g.white).email for g in changed}
+    digest = td_digest_message(world.users["td"].pk, timezone.localdate())
+    assert f"withdrawal of {player.code} (3 forfeits) — moved abroad" in digest.body
 
 
 def test_each_td_gets_one_digest_of_the_day_in_their_groups(

@@ -4,6 +4,7 @@ seat, opponents with colours and contacts, the TD's contact — one task per gro
 import pytest
 from django.core import mail
 
+from apps.core.people import td_name
 from apps.groups.models import Seat
 from apps.notifications import tasks
 from apps.notifications.models import SentNotification
@@ -22,7 +23,10 @@ def test_every_player_gets_one_start_list_with_opponents_colours_and_the_td(worl
     for address in world.opponents_emails(world.player_entrant):
         assert address in mine.body
     assert mine.body.count("White  ") == 2 and mine.body.count("Black  ") == 2
-    assert "Tournament director: td1 <td1@people.test>" in mine.body
+    # The TD by their display name (none set: a neutral label), never their login name.
+    td = world.users["td"]
+    assert f"Tournament director: {td_name(td)} <td1@people.test>" in mine.body
+    assert "td1 <" not in mine.body
     assert "/t/acc-cup/s/1/g/1/" in mine.body
     others = world.emails(world.other_group) - world.opponents_emails(world.player_entrant)
     assert not any(address in mine.body for address in others - {world.player_entrant.email})

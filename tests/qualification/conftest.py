@@ -4,12 +4,13 @@ a round-robin semifinal (groups of 11) and a round-robin final."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
+from apps.entrants.services import close_registration, import_entrants
+from apps.office.services import publish_draw, start_draw
 from apps.results.simulate import simulate_results
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 
 STAGES = [
     {"kind": Stage.Kind.PRELIMINARY},

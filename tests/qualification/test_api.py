@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from apps.results.models import Game
+from apps.groups.models import Game
 from apps.stages.models import Stage
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,12 +3,13 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
+from apps.groups.models import Game
 from apps.groups.services import assign_td
-from apps.results.models import Game
+from apps.results import closing
 from apps.results.services import enter_result
-from apps.stages import closing
 from apps.stages.models import Stage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +46,7 @@ def test_the_td_closes_a_complete_group_and_results_are_then_final(played, organ
 
     group.refresh_from_db()
     assert group.is_closed and group.closed_by == td
-    assert AuditEvent.objects.filter(action="group.closed", group=group).count() == 1
+    assert AuditEvent.objects.filter(action=Action.GROUP_CLOSED, group_id=group.pk).count() == 1
     game = Game.objects.filter(group=group).first()
     with pytest.raises(ActionError, match="closed"):
         enter_result(td, game, "1/2-1/2", expected_version=game.version, reason="typo")

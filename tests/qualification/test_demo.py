@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from apps.stages import demo
+from apps.office import demo
 from apps.stages.models import Stage, Tournament
 from apps.standings.models import GroupStanding
 

@@ -4,12 +4,13 @@ from fractions import Fraction
 
 import pytest
 
+from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
 from apps.entrants.models import Entrant, StageEntry
 from apps.qualification import services
+from apps.results import closing
 from apps.results.simulate import simulate_results
-from apps.stages import closing
 from apps.stages.models import Stage
 from apps.standings.models import GroupStanding
 
@@ -78,7 +79,7 @@ def test_top_per_group_prequalified_and_declined_reach_the_semifinal(played, org
     )
     assert len(sources) == 22 and sources["CUP3-01"] == StageEntry.Source.PREQUALIFIED
     assert list(sources.values()).count(StageEntry.Source.QUALIFIED) == 21
-    event = AuditEvent.objects.get(action="qualification.confirmed")
+    event = AuditEvent.objects.get(action=Action.QUALIFICATION_CONFIRMED)
     assert event.data["qualified"] == 21 and event.data["prequalified"] == 1
     with pytest.raises(ActionError) as again:
         services.confirm(organizer, played)
@@ -155,7 +156,10 @@ def test_a_person_with_more_places_than_the_next_stage_has_groups_must_let_one_d
     with pytest.raises(ActionError, match="holds 2 places"):
         services.confirm(organizer, played)
     declined = services.decline_extra_entries(organizer, played, "one entry per person")
-    assert [a.entrant_id for a in declined] == [second.candidate.id]  # the lower entry
+    # The lower entry declines, the higher stays. (Other persons of the simulated field may
+    # hold two of the places too, depending on the simulated results: theirs decline as well.)
+    declined_ids = {a.entrant_id for a in declined}
+    assert second.candidate.id in declined_ids and first.candidate.id not in declined_ids
     assert services.preview(played).can_confirm
     semifinal = services.confirm(organizer, played)
     assert semifinal.entries.count() == 11

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from apps.qualification import services
-from apps.stages import closing
+from apps.results import closing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

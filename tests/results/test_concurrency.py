@@ -11,7 +11,7 @@ from django.db import connection
 
 from apps.core.errors import ActionError, ErrorCode
 from apps.entrants.models import StageEntry
-from apps.results.models import Game
+from apps.groups.models import Game
 from apps.results.services import enter_result, withdraw_entrant
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

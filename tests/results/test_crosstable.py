@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from apps.results.models import Game
+from apps.groups.models import Game
 from apps.results.services import enter_result
 from apps.standings.crosstable import build, crosstable_csv, standings_csv
 

@@ -2,11 +2,15 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 
+from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
 from apps.entrants.models import StageEntry
-from apps.results.models import Game
+from apps.groups.models import Game
+from apps.results.api import GameDetailSerializer
+from apps.results.history import game_history, recent_changes, result_label
 from apps.results.services import enter_result, withdraw_entrant
 from apps.standings.models import GroupStanding
 
@@ -26,7 +30,9 @@ def test_enter_then_correct_with_reason_keeps_every_event(published_stage, organ
     enter_result(organizer, game, "0-1", expected_version=1, reason="score sheet misread")
     game.refresh_from_db()
     assert (game.result, game.version) == ("0-1", 2)
-    events = list(AuditEvent.objects.filter(game=game).order_by("id").values_list("action", "data"))
+    events = list(
+        AuditEvent.objects.filter(game_id=game.pk).order_by("id").values_list("action", "data")
+    )
     assert [a for a, _ in events] == ["result.entered", "result.corrected"]
     assert events[1][1]["old"] == "1-0" and events[1][1]["new"] == "0-1"
     assert events[1][1]["reason"] == "score sheet misread"
@@ -73,9 +79,56 @@ def test_withdrawal_forfeits_every_unfinished_game_in_one_event(published_stage,
         for r in [results[g.pk]]
         if g.pk != game.pk
     )
-    assert AuditEvent.objects.filter(action="entrant.withdrawn").count() == 1
+    assert AuditEvent.objects.filter(action=Action.ENTRANT_WITHDRAWN).count() == 1
     standing = GroupStanding.objects.get(group=game.group, entrant=game.white)
     assert standing.withdrawn and standing.finished == 10 and standing.points == 1
+
+
+def test_a_withdrawal_marks_exactly_the_games_it_forfeited_and_the_history_shows_them(
+    published_stage, organizer
+):
+    game = first_game(published_stage)
+    enter_result(organizer, game, "1-0", expected_version=0)
+    entry = StageEntry.objects.get(stage=published_stage, entrant=game.white)
+    code = entry.entrant.code
+    changed = withdraw_entrant(organizer, entry, "left the tournament")
+    entry.refresh_from_db()
+    mine = Game.objects.filter(group=game.group).filter(
+        Q(white=entry.entrant) | Q(black=entry.entrant)
+    )
+    unfinished = {g.pk for g in mine if g.pk != game.pk}
+    assert len(unfinished) == 9 and {g.pk for g in changed} == unfinished
+    marked = list(Game.objects.filter(group__stage=published_stage, forfeited_by__isnull=False))
+    assert {g.pk for g in marked} == unfinished
+    assert {(g.forfeited_by_id, g.forfeited_at) for g in marked} == {
+        (entry.entrant_id, entry.withdrawn_at)
+    }
+    game.refresh_from_db()
+    assert game.forfeited_by_id is None and game.forfeited_at is None
+
+    # Nothing reads the games back from the audit event: drop its list, the history stays.
+    event = AuditEvent.objects.get(action=Action.ENTRANT_WITHDRAWN)
+    assert [g["game"] for g in event.data.pop("games")] == [g.pk for g in changed]
+    event.save(update_fields=["data"])
+
+    forfeit = Game.objects.select_related("white", "black", "group").get(pk=changed[0].pk)
+    [withdrawal] = game_history(forfeit)
+    assert withdrawal.what == f"withdrawal of {code}" and withdrawal.reason == "left the tournament"
+    assert (withdrawal.old, withdrawal.new) == (result_label(""), result_label(forfeit.result))
+    [entered] = game_history(Game.objects.select_related("white", "black").get(pk=game.pk))
+    assert entered.what == "entered"
+    history = GameDetailSerializer(forfeit).data["history"]
+    assert [(h["action"], h["old"], h["new"]) for h in history] == [
+        (Action.ENTRANT_WITHDRAWN, "", forfeit.result)
+    ]
+    latest = recent_changes(game.group)[0]
+    assert latest.what == f"withdrawal of {code}" and latest.new == "9 forfeits"
+
+    # A later correction of the forfeit keeps the mark and both lines of the history.
+    enter_result(organizer, forfeit, "1/2-1/2", expected_version=forfeit.version, reason="agreed")
+    forfeit.refresh_from_db()
+    assert forfeit.forfeited_by_id == entry.entrant_id
+    assert [c.what for c in game_history(forfeit)] == ["corrected", f"withdrawal of {code}"]
 
 
 def test_standings_are_recomputed_for_the_group(published_stage, organizer):

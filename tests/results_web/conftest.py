@@ -6,12 +6,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from apps.entrants.services import import_entrants
-from apps.groups.models import Group
-from apps.results.models import Game
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Group
+from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 
 
 def make_user(name: str, **extra):
@@ -46,7 +46,8 @@ def stage(organizer, td, other_td, django_capture_on_commit_callbacks):
     close_registration(organizer, stage)
     with django_capture_on_commit_callbacks(execute=True):
         start_draw(organizer, stage, "rw seed")
-    publish_draw(organizer, stage)
+    with django_capture_on_commit_callbacks(execute=True):
+        publish_draw(organizer, stage)  # the groups' first (empty) standings
     Group.objects.filter(stage=stage, number=1).update(td=td)
     Group.objects.filter(stage=stage, number=2).update(td=other_td)
     stage.refresh_from_db()

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from apps.entrants.models import StageEntry
-from apps.results.models import Game
+from apps.groups.models import Game
 from apps.results.services import enter_result, withdraw_entrant
 from apps.standings.models import GroupStanding
 from apps.standings.trf import parse_trf, standings_from_trf

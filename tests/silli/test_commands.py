@@ -1,4 +1,4 @@
-"""The offline engine commands, run as an operator would (INTERFACES.md)."""
+"""The offline engine commands, run as an operator would (docs/interfaces.md §2)."""
 
 import json
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Formula validity and selection against SILLI-FACTS.md and the seed."""
+"""Formula validity and selection against docs/silli.md §1–§3 and Silli's paper."""
 
 import itertools
 

@@ -26,7 +26,7 @@ def same_nation_games(seated, formula):
 @pytest.mark.parametrize(
     ("n", "big", "formula"),
     [
-        (104, 28, (1, 4, 10, 17, 32)),  # α = 28 exactly (SILLI-FACTS §4)
+        (104, 28, (1, 4, 10, 17, 32)),  # α = 28 exactly (docs/silli.md §4)
         (103, 31, (1, 4, 10, 17, 29)),  # α = 31 exactly
         (100, 30, (1, 4, 10, 17)),  # α = 30 exactly
     ],

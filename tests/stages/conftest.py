@@ -1,6 +1,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from apps.entrants.services import close_registration, import_entrants
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.services import create_tournament
@@ -19,3 +20,11 @@ def cup(organizer):
 @pytest.fixture
 def csv_3099():
     return entrants_csv(make_entrants(3099, "cup"))
+
+
+@pytest.fixture
+def closed_stage(organizer, cup):
+    """The cup's preliminary with 300 entrants and registration closed."""
+    stage = cup.first_stage
+    import_entrants(organizer, stage, entrants_csv(make_entrants(300, "jobs")))
+    return close_registration(organizer, stage)

@@ -5,13 +5,12 @@ from django.contrib.auth.models import AnonymousUser
 
 from apps.core.errors import ActionError, ErrorCode
 from apps.entrants.models import Entrant
-from apps.entrants.services import engine_entrants, import_entrants
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.entrants.services import close_registration, engine_entrants, import_entrants
+from apps.groups.models import Game, Group, Seat
+from apps.office.draw import draw_settings
+from apps.office.services import publish_draw, start_draw
 from apps.silli.draw import draw_stage
-from apps.stages.draw import draw_settings
 from apps.stages.models import DrawJob, Stage
-from apps.stages.services import close_registration, publish_draw, start_draw
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,9 +1,9 @@
 """The worked example of the Torino-system paper (R. Ricca, Torino 2016), reproduced.
 
-The rows below are the paper's Cut1 table (``shared/seeds/torino-system.txt``), player by
+The rows below are the paper's Cut1 table (``docs/standings.md`` §4), player by
 player: id, points, the seven rounds, then RGP, G(ms), Buch, TS and six Cut1 figures. The
 paper's header names seven Cut1 columns, but the Target column was lost in transcription:
-the six numbers are B-1, Points, Games, Ratio, High, None (``shared/spec/STANDINGS.md``).
+the six numbers are B-1, Points, Games, Ratio, High, None (``docs/standings.md`` §4).
 
 Round notation: ``+W13`` won with White against 13, ``=B10`` drew with Black against 10,
 ``+BYE`` / ``-BYE`` / ``--`` an unplayed round without an opponent, won or lost.

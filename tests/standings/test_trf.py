@@ -1,7 +1,7 @@
 """TRF import and the standings_from_trf report (apps/standings/trf.py).
 
-The real tournaments are in ``shared/data/trf/`` beside the repository (``SOURCES.md``
-there says where each comes from); the tests that need them skip when it is missing.
+The real tournaments are in ``tests/data/trf/`` (``tests/data/README.md`` says where each
+comes from).
 """
 
 import re
@@ -33,13 +33,17 @@ from apps.standings.trf import (
 )
 from tests.standings.test_torino_paper import PLAYERS as PAPER_PLAYERS
 
-TRF_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "trf"
-needs_shared_data = pytest.mark.skipif(not TRF_DIR.is_dir(), reason=f"{TRF_DIR} is missing")
-ROUNDS = {"gros_2010_after_r4.trf": 4}  # state after round 4 of 9 (SOURCES.md)
+TRF_DIR = Path(__file__).resolve().parent.parent / "data" / "trf"
+ROUNDS = {"gros_2010_after_r4.trf": 4}  # state after round 4 of 9 (tests/data/README.md)
 
 
-def shared_files() -> list[str]:
-    return sorted(p.name for p in TRF_DIR.glob("*.trf")) if TRF_DIR.is_dir() else []
+def trf_files() -> list[str]:
+    return sorted(p.name for p in TRF_DIR.glob("*.trf"))
+
+
+def test_the_real_tournaments_are_in_the_repository():
+    assert len(trf_files()) == 10
+    assert (TRF_DIR / "fwwrc_2024_scalachess_snapshot.txt").is_file()
 
 
 def read(name: str) -> str:
@@ -215,9 +219,8 @@ def test_small_file_end_to_end():
 # --- the real tournaments ---------------------------------------------------------------
 
 
-@needs_shared_data
-@pytest.mark.parametrize("name", shared_files())
-def test_every_shared_file_gives_one_csv_row_per_player(name):
+@pytest.mark.parametrize("name", trf_files())
+def test_every_trf_file_gives_one_csv_row_per_player(name):
     text = read(name)
     count = len(parse_trf(text).players)
     for variant in CutVariant:
@@ -234,11 +237,10 @@ def test_every_shared_file_gives_one_csv_row_per_player(name):
     standings_from_trf(text, rounds=ROUNDS.get(name), chain=BUCHHOLZ)
 
 
-@needs_shared_data
-@pytest.mark.parametrize("name", shared_files())
+@pytest.mark.parametrize("name", trf_files())
 def test_recomputed_points_are_the_points_written_in_the_file(name):
-    # The only exception (SOURCES.md): Gros player 43's 1.0 includes round 5's half-point
-    # bye, which T = 4 leaves out.
+    # The only exception (tests/data/README.md): Gros player 43's 1.0 includes round 5's
+    # half-point bye, which T = 4 leaves out.
     written = {p.start_rank: p.points for p in parse_trf(read(name)).players}
     computed = {pid: f.points for pid, f in figures_of(name).items()}
     differ = {
@@ -247,8 +249,7 @@ def test_recomputed_points_are_the_points_written_in_the_file(name):
     assert differ == ({43: (F(1), F(1, 2))} if name == "gros_2010_after_r4.trf" else {})
 
 
-@needs_shared_data
-@pytest.mark.parametrize("name", shared_files())
+@pytest.mark.parametrize("name", trf_files())
 def test_every_game_is_read_on_both_players_lines(name):
     tournament = parse_trf(read(name))
     stage_games = tournament.stage_games(ROUNDS.get(name))
@@ -264,7 +265,6 @@ def test_every_game_is_read_on_both_players_lines(name):
                 assert other.outcome is reverse[game.outcome]
 
 
-@needs_shared_data
 def test_fwwrc_buchholz_agrees_with_the_scalachess_snapshot_for_all_110_players():
     # Every game of this file was played, so both conventions give the same figures.
     snapshot = (TRF_DIR / "fwwrc_2024_scalachess_snapshot.txt").read_text(encoding="utf-8")
@@ -332,21 +332,18 @@ FIDE2024_BY_HAND = [
 ]
 
 
-@needs_shared_data
 @pytest.mark.parametrize(("name", "player", "bh", "bh_c1", "bh_c2"), FIDE2024_BY_HAND)
 def test_fide2024_buchholz_follows_c07_article_16(name, player, bh, bh_c1, bh_c2):
     f = figures_of(name)[player]
     assert (f.bh, f.bh_c1, f.bh_c2) == (bh, bh_c1, bh_c2)
 
 
-@needs_shared_data
 def test_fide2024_figures_of_the_fwwrc_file_are_its_classic_ones():
     assert figures_of("fwwrc_2024_from_pgn.trf") == figures_of(
         "fwwrc_2024_from_pgn.trf", Unplayed.CLASSIC
     )
 
 
-@needs_shared_data
 def test_torino_paper_file_is_the_papers_table():
     for unplayed in Unplayed:
         from_file = figures_of("torino_paper_2016.trf", unplayed)
@@ -354,7 +351,6 @@ def test_torino_paper_file_is_the_papers_table():
         assert from_file == from_paper
 
 
-@needs_shared_data
 def test_torino_paper_csv_row_of_player_2():
     csv = standings_csv(standings_from_trf(read("torino_paper_2016.trf")))
     assert csv.splitlines()[1] == "2,7.0,7,7,7.0,30.0,26.5,23.0,30.33,26.68,21.58,1"

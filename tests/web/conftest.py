@@ -7,10 +7,11 @@ action's block commits.
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import import_entrants
+from apps.entrants.services import close_registration, import_entrants
+from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
-from apps.stages.services import close_registration, create_tournament, publish_draw, start_draw
+from apps.stages.services import create_tournament
 
 PASSWORD = "pw-web-123"
 

@@ -18,7 +18,7 @@ MODELS = [
     "entrants.stageentry",
     "groups.group",
     "groups.seat",
-    "results.game",
+    "groups.game",
     "core.auditevent",
 ]
 

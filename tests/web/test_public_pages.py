@@ -5,8 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from apps.groups.models import Group, Seat
-from apps.results.models import Game
+from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
 
 pytestmark = pytest.mark.django_db

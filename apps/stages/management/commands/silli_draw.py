@@ -6,8 +6,9 @@ from collections import Counter
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from apps.silli.draw import FORMATS, SILLI, DrawError, DrawSettings, draw_stage
+from apps.silli.draw import SILLI, DrawError, DrawSettings, draw_stage
 from apps.silli.formula import formula_text
+from apps.silli.systems import SYSTEMS
 
 from ..engine_io import Failure, load_earlier_groups, load_entrants, load_pairs, write_atomically
 from .silli_formula import parse_formula
@@ -21,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--games", type=int, required=True, help="games per player")
         parser.add_argument("--seed", required=True, help="the published seed text")
         parser.add_argument("--min-group-size", type=int, default=100)
-        parser.add_argument("--format", choices=FORMATS, default=SILLI)
+        parser.add_argument("--format", choices=tuple(SYSTEMS), default=SILLI)
         parser.add_argument("--no-separate-nations", action="store_true")
         parser.add_argument("--met-before", help="CSV a,b of entrant codes that already met")
         parser.add_argument("--no-avoid-rematches", action="store_true")

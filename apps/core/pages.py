@@ -1,0 +1,17 @@
+"""The shared toolkit of the HTML pages."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+
+from .errors import ActionError, ErrorCode
+
+
+def show_refusal(request: HttpRequest, error: ActionError) -> None:
+    """An action's refusal as a message on the next page (nothing was changed); a permission
+    refusal is a 403 page instead."""
+    if error.code == ErrorCode.PERMISSION_DENIED:
+        raise PermissionDenied(error.message)
+    messages.error(request, error.message)

@@ -1,0 +1,35 @@
+"""API routes of the entrants app (included under /api/ by ``config/api_urls.py``)."""
+
+from django.urls import path
+
+from .api import (
+    EntrantImportView,
+    StageEntrantCsvView,
+    StageEntrantListView,
+    StageEntrantView,
+)
+
+urlpatterns = [
+    path(
+        "stages/<int:pk>/entrants/",
+        StageEntrantListView.as_view(),
+        name="api-stage-entrants",
+    ),
+    path(
+        "stages/<int:pk>/entrants.csv",
+        StageEntrantCsvView.as_view(),
+        name="api-stage-entrants-csv",
+    ),
+    path(
+        "stages/<int:pk>/entrants/import/",
+        EntrantImportView.as_view(),
+        name="api-stage-entrants-import",
+    ),
+    # After the import: the import's address also serves an entrant whose code is "import".
+    # Any code can be addressed, even one from before the code rules ("A/1").
+    path(
+        "stages/<int:pk>/entrants/<path:code>/",
+        StageEntrantView.as_view(),
+        name="api-stage-entrant",
+    ),
+]

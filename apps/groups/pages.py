@@ -1,0 +1,68 @@
+"""Groups as the stage page and the draw review list them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
+from .models import Group
+
+TOP_NATIONS = 5
+# How the engine chose a group's formula (``Group.rule``), as the pages name it.
+FORMULA_RULES = {
+    "natural": pgettext_lazy("formula rule", "natural"),
+    "reserve": pgettext_lazy("formula rule", "reserve"),
+    "searched": pgettext_lazy("formula rule", "searched"),
+    "given": pgettext_lazy("formula rule", "given"),
+    "all-odd natural": pgettext_lazy("formula rule", "all-odd natural"),
+    "all-odd reserve": pgettext_lazy("formula rule", "all-odd reserve"),
+    "all-odd searched": pgettext_lazy("formula rule", "all-odd searched"),
+    "wide": pgettext_lazy("formula rule", "wide"),
+}
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """A group as the stage page and the draw review list it."""
+
+    group: Group
+    same_nation: int
+    rematches: int
+    same_person: int
+    nations: list[tuple[str, int]]
+    more_nations: int
+
+    @property
+    def certified(self) -> bool:
+        return self.group.principles_hold and not self.group.conflicts
+
+    @property
+    def formula_text(self) -> str:
+        """The formula as d1.d2…dk, or "round robin" in the visitor's language."""
+        return self.group.formula_text if self.group.formula else _("round robin")
+
+    @property
+    def rule_label(self) -> str:
+        return str(FORMULA_RULES.get(self.group.rule, self.group.rule))
+
+
+def group_rows(groups: Iterable[Group]) -> list[GroupRow]:
+    rows = []
+    for group in groups:
+        reasons = Counter(c.get("reason") for c in group.conflicts)
+        mix = [(nation, count) for nation, count in group.nation_mix]
+        rows.append(
+            GroupRow(
+                group=group,
+                same_nation=reasons["same nation"],
+                rematches=reasons["met before"],
+                same_person=reasons["same person"],
+                nations=mix[:TOP_NATIONS],
+                more_nations=max(0, len(mix) - TOP_NATIONS),
+            )
+        )
+    return rows

@@ -1,0 +1,12 @@
+"""Page routes of the groups app (included by ``config/web_urls.py``)."""
+
+from django.urls import path
+
+from apps.stages.pages import STAGE
+
+from . import views
+
+urlpatterns = [
+    path("t/<slug:slug>/find/", views.find_player, name="find-player"),
+    path(STAGE + "g/<int:number>/", views.group, name="group"),
+]

@@ -1,0 +1,339 @@
+"""REST API of tournaments, stages, their actions (registration, draw, publish) and draw jobs.
+
+Tournaments and stages are created and changed here too: ``POST /api/tournaments/``,
+``PATCH /api/tournaments/{slug}/``, ``POST /api/tournaments/{slug}/stages/``,
+``PATCH``/``DELETE /api/stages/{id}/``. The serializers check the values; the actions
+(``apps.stages.services``) check the permission and what is frozen, and write the audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import django_filters
+from django.db.models import Prefetch, QuerySet
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import error_responses
+from apps.core.permissions import require_organizer
+from apps.entrants.services import close_registration, reopen_registration
+from apps.groups.lookups import counted_stage_for_reading, counted_stages_visible_to
+from apps.stages.lookups import stage_for_action
+from apps.stages.models import DrawJob, Stage, Tournament
+from apps.stages.permissions import visible_stages_filter
+from apps.stages.serializers import (
+    StageSerializer,
+    StageWriteSerializer,
+    TournamentCreateSerializer,
+    TournamentSerializer,
+    TournamentWriteSerializer,
+)
+from apps.stages.services import (
+    add_stage,
+    delete_stage,
+    new_tournament,
+    require_tournament_creator,
+    update_stage,
+    update_tournament,
+)
+
+from .draw import job_progress
+from .services import cancel_draw, generate_seed, publish_draw, start_draw
+
+
+class DrawRequestSerializer(serializers.Serializer):
+    seed = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="The published random seed, e.g. a lottery result (at most 200 characters).",
+    )
+    generate_seed = serializers.BooleanField(
+        default=False, help_text="Let the server make a seed (it is returned and recorded)."
+    )
+
+    def validate(self, data: dict) -> dict:
+        if data["generate_seed"] and data.get("seed", "").strip():
+            raise serializers.ValidationError(_("Send either a seed or generate_seed, not both."))
+        return data
+
+
+class DrawStartedSerializer(serializers.Serializer):
+    job = serializers.IntegerField()
+    seed = serializers.CharField()
+    progress_url = serializers.CharField()
+
+
+JobProgressSerializer = inline_serializer(
+    "DrawJobProgress",
+    {
+        "id": serializers.IntegerField(),
+        "stage": serializers.IntegerField(),
+        "seed": serializers.CharField(),
+        "status": serializers.ChoiceField(DrawJob.Status.choices),
+        "status_display": serializers.CharField(),
+        "total_groups": serializers.IntegerField(),
+        "done_groups": serializers.IntegerField(),
+        "percent": serializers.IntegerField(),
+        "error": serializers.CharField(),
+        "digest": serializers.CharField(),
+        "finished": serializers.BooleanField(),
+    },
+)
+
+
+# ---------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------
+
+
+class TournamentFilter(django_filters.FilterSet):
+    search = django_filters.CharFilter(
+        field_name="name", lookup_expr="icontains", label="Part of the tournament's name"
+    )
+
+    class Meta:
+        model = Tournament
+        fields = ["search"]
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: TournamentSerializer(many=True), **error_responses(400)}),
+    retrieve=extend_schema(responses={200: TournamentSerializer, **error_responses(404)}),
+)
+class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Tournaments (public), each with the stages you may see; created by staff and users
+    with the right to, changed by their organizers."""
+
+    serializer_class = TournamentSerializer
+    filterset_class = TournamentFilter
+    lookup_field = "slug"
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        stages = Stage.objects.filter(visible_stages_filter(self.request.user)).order_by("order")
+        return Tournament.objects.prefetch_related(
+            Prefetch("stages", queryset=stages, to_attr="visible_stages")
+        )
+
+    def get_object(self) -> Tournament:
+        tournament = self.get_queryset().filter(slug=self.kwargs["slug"]).first()
+        if tournament is None:
+            raise NotFound(_("There is no tournament %(slug)r.") % {"slug": self.kwargs["slug"]})
+        return tournament
+
+    def _answer(self, tournament: Tournament, status_code: int = status.HTTP_200_OK) -> Response:
+        # Read again, with the stages this user may see.
+        data = TournamentSerializer(self.get_queryset().get(pk=tournament.pk)).data
+        headers = {"Location": data["url"]} if status_code == status.HTTP_201_CREATED else None
+        return Response(data, status=status_code, headers=headers)
+
+    @extend_schema(
+        summary="Create a tournament",
+        description="Staff and users with the permission stages.add_tournament create "
+        "tournaments; the creator becomes its organizer. It starts with the stages of "
+        "stage_kinds (default: one preliminary), each with its kind's defaults.",
+        request=TournamentCreateSerializer,
+        responses={201: TournamentSerializer, **error_responses(400, 403)},
+    )
+    def create(self, request) -> Response:
+        require_tournament_creator(request.user)
+        params = TournamentCreateSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        tournament = new_tournament(request.user, **params.validated_data)
+        return self._answer(tournament, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Change a tournament's settings",
+        description="Organizers. Send only what changes. Games per player are frozen once a "
+        "Silli stage that plays them has closed its registration; points, tie-breaks and "
+        "ranking once a stage is published (409, nothing changed).",
+        request=TournamentWriteSerializer,
+        responses={200: TournamentSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def partial_update(self, request, slug: str) -> Response:
+        tournament = self.get_object()
+        require_organizer(request.user, tournament)
+        params = TournamentWriteSerializer(tournament, data=request.data, partial=True)
+        params.is_valid(raise_exception=True)
+        tournament = update_tournament(request.user, tournament, **params.validated_data)
+        return self._answer(tournament)
+
+    @extend_schema(
+        summary="Add a stage",
+        description="Organizers. Settings left out take the kind's defaults (preliminary and "
+        "semifinal keep nations apart, a final lets them meet, every stage avoids rematches), "
+        "then the usual ones; the stage goes after the last unless order says where.",
+        request=StageWriteSerializer,
+        responses={201: StageSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    @action(detail=True, methods=["post"], url_path="stages", url_name="stages")
+    def stages(self, request, slug: str) -> Response:
+        tournament = self.get_object()
+        require_organizer(request.user, tournament)
+        params = StageWriteSerializer(data=request.data, context={"tournament": tournament})
+        params.is_valid(raise_exception=True)
+        stage = add_stage(request.user, tournament, **params.validated_data)
+        data = StageSerializer(counted_stage_for_reading(request, stage.pk)).data
+        return Response(data, status=status.HTTP_201_CREATED, headers={"Location": data["url"]})
+
+
+class StageFilter(django_filters.FilterSet):
+    tournament = django_filters.CharFilter(
+        field_name="tournament__slug", label="The tournament's slug"
+    )
+    status = django_filters.ChoiceFilter(choices=Stage.Status.choices)
+    kind = django_filters.ChoiceFilter(choices=Stage.Kind.choices)
+
+    class Meta:
+        model = Stage
+        fields = ["tournament", "status", "kind"]
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: StageSerializer(many=True), **error_responses(400)}),
+    retrieve=extend_schema(responses={200: StageSerializer, **error_responses(404)}),
+)
+class StageViewSet(viewsets.ReadOnlyModelViewSet):
+    """Stages: published and closed ones for everyone, every stage for its organizers, who
+    change and delete them."""
+
+    lookup_value_regex = "[0-9]+"  # other ids fall through to the API's 404
+
+    serializer_class = StageSerializer
+    filterset_class = StageFilter
+
+    def get_queryset(self) -> QuerySet[Stage]:
+        return counted_stages_visible_to(self.request.user).order_by("tournament__slug", "order")
+
+    def get_object(self) -> Stage:
+        return counted_stage_for_reading(self.request, self.kwargs["pk"])
+
+    @extend_schema(
+        summary="Change a stage's settings",
+        description="Organizers. Send only what changes. Pairing settings (format, "
+        "games_per_player, min_group_size, separate_nations, avoid_rematches, "
+        "double_round_robin, balance_ratings, allowed_nation_games, formula) change only while "
+        "registration is open; kind and order until the draw; the qualification rule until "
+        "the qualification is confirmed; the play period until the stage is closed. A change "
+        "to a frozen setting answers 409 with the reason and changes nothing.",
+        request=StageWriteSerializer,
+        responses={200: StageSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def partial_update(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        params = StageWriteSerializer(stage, data=request.data, partial=True)
+        params.is_valid(raise_exception=True)
+        stage = update_stage(request.user, stage, **params.validated_data)
+        return Response(StageSerializer(counted_stage_for_reading(request, stage.pk)).data)
+
+    @extend_schema(
+        summary="Delete a stage",
+        description="Organizers, while the stage is not drawn: it goes with its entries (the "
+        "entrants stay in the tournament) and the stages after it move one place up.",
+        request=None,
+        responses={
+            204: OpenApiResponse(description="Deleted."),
+            **error_responses(403, 404, 409),
+        },
+    )
+    def destroy(self, request, pk: int) -> Response:
+        delete_stage(request.user, stage_for_action(request, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# ---------------------------------------------------------------------------
+# Actions
+# ---------------------------------------------------------------------------
+
+
+@extend_schema(request=None, responses={200: StageSerializer, **error_responses(403, 404, 409)})
+class StageTransitionView(APIView):
+    """Base of the actions that move a stage to another status and answer with the stage."""
+
+    transition: Callable[..., Stage]
+
+    def post(self, request, pk: int) -> Response:
+        stage = self.transition(request.user, stage_for_action(request, pk))
+        # Read again for the entrant and group counts the answer shows.
+        return Response(StageSerializer(counted_stage_for_reading(request, stage.pk)).data)
+
+
+class CloseRegistrationView(StageTransitionView):
+    """Close registration: freeze the entrant list and record its SHA-256 digest
+    (organizers; the stage must be open for registration and have entrants)."""
+
+    transition = staticmethod(close_registration)
+
+
+class ReopenRegistrationView(StageTransitionView):
+    """Reopen registration of a stage whose registration is closed and not yet drawn
+    (organizers)."""
+
+    transition = staticmethod(reopen_registration)
+
+
+class PublishView(StageTransitionView):
+    """Publish the drawn groups: they become public and the draw can no longer change
+    (organizers)."""
+
+    transition = staticmethod(publish_draw)
+
+
+class DrawView(APIView):
+    """Start (or restart, before publishing) the stage's draw as a background job
+    (organizers; registration must be closed). Follow the job at ``progress_url``."""
+
+    @extend_schema(
+        request=DrawRequestSerializer,
+        responses={202: DrawStartedSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        params = DrawRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        if params.validated_data["generate_seed"]:
+            seed = generate_seed()
+        else:
+            seed = params.validated_data.get("seed", "")
+        job = start_draw(request.user, stage, seed)
+        progress_url = reverse("api-draw-job", args=[job.pk])
+        return Response(
+            {"job": job.pk, "seed": job.seed, "progress_url": progress_url},
+            status=status.HTTP_202_ACCEPTED,
+            headers={"Location": progress_url},
+        )
+
+
+class CancelDrawView(APIView):
+    """Stop the stage's running draw job (organizers): it is marked failed, nothing of it is
+    written, and the draw can be started again."""
+
+    @extend_schema(
+        request=None, responses={200: JobProgressSerializer, **error_responses(403, 404, 409)}
+    )
+    def post(self, request, pk: int) -> Response:
+        job = cancel_draw(request.user, stage_for_action(request, pk))
+        return Response(job_progress(job))
+
+
+class DrawJobProgressView(APIView):
+    """Progress of a draw job (organizers of its tournament)."""
+
+    @extend_schema(responses={200: JobProgressSerializer, **error_responses(403, 404)})
+    def get(self, request, pk: int) -> Response:
+        job = DrawJob.objects.select_related("stage__tournament").filter(pk=pk).first()
+        if job is None:
+            raise NotFound(_("There is no draw job %(id)s.") % {"id": pk})
+        require_organizer(request.user, job.stage.tournament)
+        return Response(job_progress(job))

@@ -1,0 +1,363 @@
+"""The draw job's three steps, called by the Celery tasks (``tasks.py``):
+
+1. :func:`prepare` divides the stage's entrants into groups (engine step 1) and stores on a
+   :class:`DrawJobGroup` row what each group's draw needs: its members as the division saw
+   them, and the pairs of them who met in an earlier stage;
+2. :func:`draw_one_group` seats one group (engine step 2), reading only its row (and its
+   job's), and stores the result there while counting it on the job (one statement on
+   PostgreSQL); a repeat finds the result stored and counted, and changes nothing;
+3. :func:`finish` replaces the stage's groups, seats and games with the job's, in one
+   transaction, once every group is drawn; it runs at most once per job.
+
+A job killed or retried at any point leaves either the previous draw or the whole new one in
+the tables, never a part; the organizer can start the draw again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.core.audit import Action, record
+from apps.core.bulk import insert_rows
+from apps.core.errors import ActionError
+from apps.entrants.models import Entrant, StageEntry
+from apps.entrants.services import engine_entrants
+from apps.groups.models import Game, Group, Seat
+from apps.silli.draw import (
+    DrawError,
+    DrawSettings,
+    divide_stage,
+    draw_group,
+    groups_digest,
+    met_before_map,
+)
+from apps.silli.entrants import Entrant as EngineEntrant
+from apps.stages.models import DrawJob, DrawJobGroup, Stage
+from apps.stages.services import move
+
+log = logging.getLogger(__name__)
+BATCH = 10_000
+FINISHED = (DrawJob.Status.SUCCEEDED, DrawJob.Status.FAILED)
+UNFINISHED = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
+# A job is resumed (its remaining steps queued again) when it has not finished this long
+# after it started, and again as often: a lost task (a killed worker, a broker outage) then
+# costs minutes, not the broker's redelivery hour. Every step is idempotent, so resuming a
+# job that was only slow repeats no work that was stored.
+RESUME_AFTER = timedelta(minutes=2)
+# A draw of 100,000 entrants takes about a minute; one that has not finished after this is
+# stopped (marked failed, nothing written) so it cannot hold the workers for ever.
+TIME_LIMIT = timedelta(minutes=30)
+
+
+def draw_settings(stage: Stage) -> DrawSettings:
+    return DrawSettings(
+        games_per_player=stage.games_per_player,
+        format=stage.format,
+        min_group_size=stage.min_group_size,
+        separate_nations=stage.separate_nations,
+        avoid_rematches=stage.avoid_rematches,
+        double_round_robin=stage.double_round_robin,
+        balance_ratings=stage.balance_ratings,
+        formula=tuple(stage.formula) if stage.formula else None,
+        allowed_nation_games=stage.allowed_nation_games,
+    )
+
+
+def earlier_groups(stage: Stage) -> dict[str, str]:
+    """Each entrant's group in the previous stage, e.g. ``{"E000017": "1/12"}``."""
+    rows = Seat.objects.filter(
+        stage__tournament_id=stage.tournament_id,
+        stage__order=stage.order - 1,
+        entrant__stage_entries__stage=stage,
+    ).values_list("entrant__code", "group__stage__order", "group__number")
+    return {code: f"{order}/{number}" for code, order, number in rows}
+
+
+def met_before_pairs(stage: Stage) -> list[tuple[str, str]]:
+    """Pairs of the stage's entrants who played each other in an earlier stage."""
+    earlier = Stage.objects.filter(tournament_id=stage.tournament_id, order__lt=stage.order)
+    if not earlier.exists():
+        return []
+    # Two plain reads and a filter here: a join of the stage's entries with themselves is what
+    # the planner picks when it has no statistics, and that takes minutes.
+    entrants = set(StageEntry.objects.filter(stage=stage).values_list("entrant_id", flat=True))
+    games = (
+        Game.objects.filter(group__stage__in=earlier)
+        .order_by("group__stage__order", "group__number", "number")
+        .values_list("white_id", "black_id", "white__code", "black__code")
+    )
+    return [(w, b) for w_id, b_id, w, b in games if w_id in entrants and b_id in entrants]
+
+
+def _group_rows(
+    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]]
+) -> list[dict[str, list]]:
+    """Each group's ``members`` row: its entrants as the division saw them and the pairs of
+    them who met before, so that a group's task reads nothing but its own row."""
+    group_of = {e.code: i for i, members in enumerate(groups) for e in members}
+    met_before: list[list[list[str]]] = [[] for _ in groups]
+    for a, b in pairs:
+        if group_of[a] == group_of[b]:
+            met_before[group_of[a]].append([a, b])
+    return [
+        {
+            "entrants": [[e.code, e.name, e.nation, e.rating, e.person, e.email] for e in members],
+            "met_before": met,
+        }
+        for members, met in zip(groups, met_before, strict=True)
+    ]
+
+
+def mark_failed(job: DrawJob, message: str) -> None:
+    """Record a job's failure (the caller holds the job's row lock)."""
+    job.status = DrawJob.Status.FAILED
+    job.error = message
+    job.finished_at = timezone.now()
+    job.save(update_fields=["status", "error", "finished_at"])
+    record(Action.DRAW_FAILED, job.started_by, stage=job.stage, job=job.pk, error=message)
+
+
+def fail(job_id: int, message: str) -> None:
+    """Mark the job failed with ``message`` unless it has finished already."""
+    with transaction.atomic():
+        job = DrawJob.objects.select_for_update().get(pk=job_id)
+        if not job.finished:
+            mark_failed(job, message)
+
+
+def prepare(job_id: int) -> list[int]:
+    """Step 1: the division. Returns the numbers of the groups still to draw."""
+    job = DrawJob.objects.select_related("stage__tournament").get(pk=job_id)
+    if job.finished:
+        return []
+    if not job.total_groups:
+        stage = job.stage
+        settings = DrawSettings.from_dict(job.draw_settings)
+        try:
+            groups = divide_stage(engine_entrants(stage), settings, job.seed, earlier_groups(stage))
+        except (DrawError, ValueError) as exc:
+            fail(job.pk, str(exc))
+            return []
+        rows = _group_rows(groups, met_before_pairs(stage))
+        with transaction.atomic():
+            DrawJobGroup.objects.filter(job=job).delete()
+            insert_rows(
+                DrawJobGroup,
+                ("job_id", "number", "members"),
+                ((job.pk, i, members) for i, members in enumerate(rows, start=1)),
+            )
+            job.total_groups = len(groups)
+            job.done_groups = 0
+            job.status = DrawJob.Status.RUNNING
+            job.save(update_fields=["total_groups", "done_groups", "status"])
+    return list(
+        job.group_results.filter(payload__isnull=True)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+
+
+def draw_one_group(job_id: int, number: int) -> bool:
+    """Step 2 for one group. Returns True when every group of the job is drawn.
+
+    Two round trips to the database on PostgreSQL: one read of the group's row with what
+    it needs of its job, and one statement that stores the result and counts it. Both are
+    plain SQL: this task runs once per group, and the ORM took longer to build the read
+    than the database to answer it.
+    """
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT g.id, g.members, g.payload IS NOT NULL, j.status, j.seed, j.draw_settings,"
+            " j.done_groups, j.total_groups"
+            f" FROM {quote(DrawJobGroup._meta.db_table)} g"
+            f" JOIN {quote(DrawJob._meta.db_table)} j ON j.id = g.job_id"
+            " WHERE g.job_id = %s AND g.number = %s",
+            [job_id, number],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise DrawJobGroup.DoesNotExist(f"draw job {job_id} has no group {number}")
+    pk, members, drawn, status, seed, settings, done, total = row
+    if status in FINISHED:
+        return False
+    if not drawn:  # a repeated task finds its group stored, and counted, already
+        members = json.loads(members)  # JSON columns come as text to plain SQL
+        entrants = [EngineEntrant(*fields) for fields in members["entrants"]]
+        partners = met_before_map(tuple(pair) for pair in members["met_before"])
+        settings = DrawSettings.from_dict(json.loads(settings))
+        try:
+            group = draw_group(number, entrants, settings, seed, partners)
+        except DrawError as exc:
+            fail(job_id, str(exc))
+            return False
+        done, total = _store_group(pk, job_id, group.as_dict())
+    return done >= total
+
+
+def _store_group(row_id: int, job_id: int, payload: dict) -> tuple[int, int]:
+    """Store a group's result on its row unless it is there already, count it on the job
+    once, and return the job's groups (done, total) as of that count.
+
+    On PostgreSQL this is one statement, so one transaction: the row's update and the count
+    commit together or not at all, and a concurrent repeat of the group waits for the row
+    and then finds it stored.
+    """
+    if connection.vendor == "postgresql":
+        quote = connection.ops.quote_name
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"WITH stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)}"
+                " SET payload = CAST(%s AS jsonb) WHERE id = %s AND payload IS NULL RETURNING id)"
+                f" UPDATE {quote(DrawJob._meta.db_table)}"
+                " SET done_groups = done_groups + (SELECT count(*) FROM stored)"
+                " WHERE id = %s RETURNING done_groups, total_groups",
+                # JSON text: half the cost of adapting the dict as a jsonb parameter
+                [json.dumps(payload, separators=(",", ":")), row_id, job_id],
+            )
+            return cursor.fetchone()
+    with transaction.atomic():
+        if DrawJobGroup.objects.filter(pk=row_id, payload__isnull=True).update(payload=payload):
+            DrawJob.objects.filter(pk=job_id).update(done_groups=F("done_groups") + 1)
+        return DrawJob.objects.filter(pk=job_id).values_list("done_groups", "total_groups").get()
+
+
+def finish(job_id: int) -> bool:
+    """Step 3: write the draw into the stage's tables. Returns True if this call wrote it."""
+    with transaction.atomic():
+        job = DrawJob.objects.select_for_update().select_related("stage").get(pk=job_id)
+        if job.finished or job.group_results.filter(payload__isnull=True).exists():
+            return False
+        stage = Stage.objects.select_for_update().get(pk=job.stage_id)
+        latest = stage.draw_jobs.order_by("-id").first()  # the last one started
+        if latest is None or latest.pk != job.pk:
+            mark_failed(job, "A newer draw of this stage replaced this one.")
+            return False
+        try:
+            move(stage, Stage.Status.DRAWN, "write the draw")
+        except ActionError:
+            status = stage.get_status_display().lower()
+            mark_failed(job, f"The stage is {status}; the draw was not written.")
+            return False
+        payloads = list(job.group_results.order_by("number").values_list("payload", flat=True))
+        digest = groups_digest(payloads)
+        persist_groups(stage, payloads)
+        stage.seed = job.seed
+        stage.draw_digest = digest
+        stage.drawn_at = timezone.now()
+        stage.save(update_fields=["status", "seed", "draw_digest", "drawn_at"])
+        job.status = DrawJob.Status.SUCCEEDED
+        job.digest = digest
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "digest", "finished_at"])
+        job.group_results.update(members=[])
+        record(
+            Action.DRAW_FINISHED,
+            job.started_by,
+            stage=stage,
+            job=job.pk,
+            digest=digest,
+            groups=len(payloads),
+        )
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Writing the tables
+# ---------------------------------------------------------------------------
+
+
+def persist_groups(stage: Stage, payloads: list[dict]) -> None:
+    """Replace the stage's groups, seats and games (call inside a transaction)."""
+    Game.objects.filter(group__stage=stage).delete()
+    Seat.objects.filter(stage=stage).delete()
+    Group.objects.filter(stage=stage).delete()
+    ids = dict(Entrant.objects.filter(tournament_id=stage.tournament_id).values_list("code", "id"))
+    groups = Group.objects.bulk_create(
+        [
+            Group(
+                stage=stage,
+                number=p["number"],
+                size=p["size"],
+                formula=p["formula"],
+                rule=p["rule"],
+                principles_hold=p["certificate"]["principles_hold"],
+                conflicts=p["certificate"]["conflicts"],
+                nation_mix=_nation_mix(p),
+            )
+            for p in payloads
+        ],
+        batch_size=BATCH,
+    )
+    if any(g.pk is None for g in groups):
+        groups = list(Group.objects.filter(stage=stage).order_by("number"))
+    group_ids = {g.number: g.pk for g in groups}
+    seats = (
+        (stage.pk, group_ids[p["number"]], s["seat"], ids[s["entrant"]])
+        for p in payloads
+        for s in p["seats"]
+    )
+    insert_rows(Seat, ("stage_id", "group_id", "number", "entrant_id"), seats)
+    games = (
+        (group_ids[p["number"]], i, g.get("round"), ids[g["white"]], ids[g["black"]])
+        for p in payloads
+        for i, g in enumerate(p["games"], start=1)
+    )
+    insert_rows(Game, ("group_id", "number", "round", "white_id", "black_id"), games)
+
+
+def _nation_mix(payload: dict) -> list[list]:
+    counts: dict[str, int] = {}
+    for seat in payload["seats"]:
+        counts[seat["nation"]] = counts.get(seat["nation"], 0) + 1
+    return [[n, c] for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def job_progress(job: DrawJob) -> dict:
+    """What a progress bar needs: status, groups done of total, and the outcome."""
+    done = job.done_groups
+    total = job.total_groups
+    if job.status == DrawJob.Status.SUCCEEDED:
+        percent = 100
+    elif total:
+        percent = min(99, round(100 * done / total))
+    else:
+        percent = 0
+    return {
+        "id": job.pk,
+        "stage": job.stage_id,
+        "seed": job.seed,
+        "status": job.status,
+        "status_display": job.get_status_display(),
+        "total_groups": total,
+        "done_groups": done,
+        "percent": percent,
+        "error": job.error,
+        "digest": job.digest,
+        "finished": job.finished,
+    }
+
+
+def stalled_jobs(now: datetime | None = None) -> tuple[list[int], list[int]]:
+    """The unfinished jobs to resume, and those past the time limit (which are failed here).
+
+    A job is resumed when it started more than ``RESUME_AFTER`` ago; the periodic sweep that
+    calls this (``tasks.resume_stalled_draws``) runs every minute, so a job whose tasks were
+    lost goes on within a few minutes.
+    """
+    now = now or timezone.now()
+    unfinished = DrawJob.objects.filter(status__in=UNFINISHED, created_at__lt=now - RESUME_AFTER)
+    late = list(unfinished.filter(created_at__lt=now - TIME_LIMIT).values_list("pk", flat=True))
+    for job_id in late:
+        minutes = int(TIME_LIMIT.total_seconds() // 60)
+        fail(
+            job_id, f"The draw took longer than {minutes} minutes and was stopped; start it again."
+        )
+    resume = list(unfinished.exclude(pk__in=late).values_list("pk", flat=True))
+    return resume, late

@@ -1,0 +1,115 @@
+"""The draw's actions: start (or restart) the draw job, publish the drawn groups."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.core.audit import Action, record
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_organizer
+from apps.notifications import tasks as notify
+from apps.stages.models import DrawJob, Stage
+from apps.stages.services import locked, move
+from apps.standings.services import schedule_recomputes
+
+from . import draw, tasks
+from .draw import draw_settings
+
+MAX_SEED_LENGTH = 200
+
+
+def generate_seed() -> str:
+    """A seed for organizers who have no lottery result to hand (shown and recorded)."""
+    return f"CC-{timezone.now():%Y%m%d}-{secrets.token_hex(8)}"
+
+
+def start_draw(user, stage: Stage, seed: str) -> DrawJob:
+    """Start (or restart) the draw job; a published draw can no longer be redrawn."""
+    require_organizer(user, stage.tournament)
+    seed = (seed or "").strip()
+    if not seed:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("Type the seed (e.g. a lottery result) or generate one before drawing."),
+        )
+    if len(seed) > MAX_SEED_LENGTH:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("The seed is longer than %(max)s characters.") % {"max": MAX_SEED_LENGTH},
+        )
+    with transaction.atomic():
+        stage = locked(stage)
+        if stage.status not in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN):
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _(
+                    "A draw needs closed registration and an unpublished stage; this stage is "
+                    "%(status)s."
+                )
+                % {"status": stage.get_status_display().lower()},
+            )
+        running = stage.draw_jobs.filter(status__in=draw.UNFINISHED).order_by("-id").first()
+        if running is not None:
+            raise ActionError(
+                ErrorCode.CONFLICT,
+                _(
+                    "A draw of this stage is already running (started %(when)s, %(done)s of "
+                    "%(total)s groups drawn). Wait for it, or cancel it first."
+                )
+                % {
+                    "when": timezone.localtime(running.created_at).strftime("%Y-%m-%d %H:%M"),
+                    "done": running.done_groups,
+                    "total": running.total_groups or "?",
+                },
+            )
+        job = DrawJob.objects.create(
+            stage=stage,
+            seed=seed,
+            draw_settings=draw_settings(stage).as_dict(),
+            started_by=user if user.is_authenticated else None,
+        )
+        record(Action.DRAW_STARTED, user, stage=stage, seed=seed, job=job.pk)
+        transaction.on_commit(lambda: tasks.run_draw.delay(job.pk))
+    return job
+
+
+def cancel_draw(user, stage: Stage) -> DrawJob:
+    """Stop the stage's running draw job: it is marked failed at once, its remaining tasks
+    find it finished and do nothing, and nothing of it is written to the stage."""
+    require_organizer(user, stage.tournament)
+    with transaction.atomic():
+        stage = locked(stage)
+        job = (
+            stage.draw_jobs.select_for_update()
+            .filter(status__in=draw.UNFINISHED)
+            .order_by("-id")
+            .first()
+        )
+        if job is None:
+            raise ActionError(ErrorCode.WRONG_STATUS, _("No draw of this stage is running."))
+        job.status = DrawJob.Status.FAILED
+        job.error = _("Cancelled by an organizer; nothing was written.")
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "error", "finished_at"])
+        record(Action.DRAW_CANCELLED, user, stage=stage, job=job.pk)
+    return job
+
+
+def publish_draw(user, stage: Stage) -> Stage:
+    """Make the drawn groups public; from now on the draw is immutable."""
+    require_organizer(user, stage.tournament)
+    with transaction.atomic():
+        stage = locked(stage)
+        move(stage, Stage.Status.PUBLISHED, _("publish"))
+        stage.published_at = timezone.now()
+        stage.save(update_fields=["status", "published_at"])
+        record(Action.DRAW_PUBLISHED, user, stage=stage, digest=stage.draw_digest, seed=stage.seed)
+        # Every group gets its (empty) standings, so the stage's ranking has everyone: marked
+        # pending with the publication, computed on commit.
+        schedule_recomputes(stage.groups.values_list("pk", flat=True))
+        transaction.on_commit(lambda: notify.draw_published.delay(stage.pk))
+    return stage

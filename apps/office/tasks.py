@@ -1,0 +1,68 @@
+"""Celery tasks of the draw job: thin wrappers around ``draw.py``.
+
+``run_draw`` divides the stage and fans out one ``draw_group`` task per group; the task that
+completes the last group runs ``finish_draw``. Every step is idempotent, tasks are acknowledged
+only after they ran (a killed worker's task is delivered again), and database hiccups are
+retried; a step that still fails marks the job failed.
+"""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+from django.db import DatabaseError
+
+from . import draw
+
+
+class DrawJobTask(Task):
+    """A step of the draw job; its first argument is the job's id."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        # Once the retries are spent (or the error is not one to retry) the job would show
+        # "drawing" for ever; nothing was written, and the organizer can start it again.
+        draw.fail(args[0], f"The draw stopped on an error ({exc}); start it again.")
+
+
+RETRY = {
+    "base": DrawJobTask,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (DatabaseError,),
+    "retry_backoff": True,
+    "max_retries": 5,
+    # One step (the division, one group, the finish) takes seconds at 100,000 entrants; a
+    # step past these limits is stopped, and on_failure marks the job failed.
+    "soft_time_limit": 240,
+    "time_limit": 300,
+}
+
+
+@shared_task(**RETRY)
+def run_draw(job_id: int) -> int:
+    numbers = draw.prepare(job_id)
+    for number in numbers:
+        draw_group.delay(job_id, number)
+    if not numbers:
+        finish_draw.delay(job_id)
+    return len(numbers)
+
+
+@shared_task(**RETRY)
+def draw_group(job_id: int, number: int) -> None:
+    if draw.draw_one_group(job_id, number):
+        finish_draw.delay(job_id)
+
+
+@shared_task(**RETRY)
+def finish_draw(job_id: int) -> bool:
+    return draw.finish(job_id)
+
+
+@shared_task(acks_late=True)
+def resume_stalled_draws() -> dict[str, int]:
+    """Every minute (beat): queue the remaining steps of draw jobs that should have finished,
+    and stop those past the time limit (see ``draw.stalled_jobs``)."""
+    resume, late = draw.stalled_jobs()
+    for job_id in resume:
+        run_draw.delay(job_id)
+    return {"resumed": len(resume), "stopped": len(late)}

@@ -1,0 +1,432 @@
+"""Pages of tournaments and stages: the public lists, the organizer's stage dashboard, and
+setting up a season: creating a tournament, its settings, adding, changing and deleting stages.
+
+Each view parses its input, calls at most one action (``services.py``) and renders; an action's
+:class:`ActionError` becomes a message on the stage dashboard. The helpers shared with the entrant
+and group pages (finding a stage, the organizer gate, showing a refusal) are in
+``apps.stages.pages`` and ``apps.core.pages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Prefetch
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import is_organizer
+from apps.entrants import services as registration
+from apps.entrants.forms import ImportUploadForm
+from apps.groups.models import Game, Group
+from apps.groups.pages import group_rows
+from apps.results import closing
+from apps.stages import services as setup
+from apps.stages.models import DrawJob, Stage, Tournament
+from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
+
+from . import publication, services
+from .draw import job_progress
+from .forms import (
+    DrawForm,
+    EditTournamentForm,
+    NewTournamentForm,
+    SettingsForm,
+    StageForm,
+    stage_initial,
+    tournament_initial,
+)
+
+# ---------------------------------------------------------------------------
+# Public pages
+# ---------------------------------------------------------------------------
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    tournaments = Tournament.objects.annotate(entrant_count=Count("entrants")).prefetch_related(
+        Prefetch("stages", Stage.objects.order_by("order"))
+    )
+    context = {
+        "tournaments": tournaments,
+        "can_create": setup.can_create_tournaments(request.user),
+    }
+    return render(request, "stages/home.html", context)
+
+
+def tournament(request: HttpRequest, slug: str) -> HttpResponse:
+    cup = get_object_or_404(Tournament, slug=slug)
+    stages = list(cup.stages.order_by("order").annotate(entrant_count=Count("entries")))
+    group_counts = dict(
+        Group.objects.filter(stage__tournament=cup)
+        .values("stage")
+        .annotate(n=Count("id"))
+        .values_list("stage", "n")
+    )
+    organizer = is_organizer(request.user, cup)
+    for stage in stages:
+        stage.group_count = group_counts.get(stage.pk, 0)
+        stage.visible = organizer or stage.is_public
+        stage.deletable = organizer and not stage.is_drawn
+    return render(
+        request,
+        "stages/tournament.html",
+        {"tournament": cup, "stages": stages, "organizer": organizer},
+    )
+
+
+def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
+    stage = visible_stage(request, slug, order)
+    rows = group_rows(stage.groups.order_by("number"))
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "rows": rows,
+        "entrant_count": stage.entries.count(),
+        "game_count": Game.objects.filter(group__stage=stage).count() if rows else 0,
+        "uncertified": sum(1 for r in rows if not r.certified),
+        "organizer": is_organizer(request.user, stage.tournament),
+        "verify_command": verify_command(stage),
+    }
+    return render(request, "stages/stage.html", context)
+
+
+def verify_command(stage: Stage) -> str:
+    command = "python manage.py silli_verify DRAW.json --entrants entrants.csv"
+    if stage.order > 1:
+        command += " --met-before met-before.csv --earlier-groups earlier-groups.csv"
+    return command
+
+
+# ---------------------------------------------------------------------------
+# The organizer's dashboard and its actions
+# ---------------------------------------------------------------------------
+
+
+@organizer_page
+def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
+    seed = services.generate_seed() if request.GET.get("generate") else stage.seed
+    latest_job = stage.draw_jobs.first()
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "Status": Stage.Status,
+        "entrant_count": stage.entries.count(),
+        "upload_form": ImportUploadForm(),
+        "draw_form": DrawForm(initial={"seed": seed}),
+        "can_draw": stage.status in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN),
+        "latest_job": latest_job,
+        "play": closing.play_summary(stage) if stage.is_public else None,
+    }
+    return render(request, "stages/manage.html", context)
+
+
+@require_POST
+@organizer_page
+def close(request: HttpRequest, stage: Stage) -> HttpResponse:
+    try:
+        stage = registration.close_registration(request.user, stage)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    messages.success(
+        request,
+        _("Registration is closed. Entrant list digest (SHA-256): %(digest)s")
+        % {"digest": stage.entrants_digest},
+    )
+    return redirect(manage_url(stage))
+
+
+@require_POST
+@organizer_page
+def reopen(request: HttpRequest, stage: Stage) -> HttpResponse:
+    try:
+        registration.reopen_registration(request.user, stage)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    messages.success(request, _("Registration is open again."))
+    return redirect(manage_url(stage))
+
+
+@require_POST
+@organizer_page
+def draw(request: HttpRequest, stage: Stage) -> HttpResponse:
+    form = DrawForm(request.POST)
+    seed = form.cleaned_data["seed"] if form.is_valid() else ""
+    try:
+        job = services.start_draw(request.user, stage, seed)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    return redirect("draw-progress", stage.tournament.slug, stage.order, job.pk)
+
+
+@require_POST
+@organizer_page
+def draw_cancel(request: HttpRequest, stage: Stage) -> HttpResponse:
+    try:
+        services.cancel_draw(request.user, stage)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    messages.success(
+        request, _("The draw was cancelled; nothing was written. Draw again when ready.")
+    )
+    return redirect("stage-manage", stage.tournament.slug, stage.order)
+
+
+@organizer_page
+def draw_progress(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
+    job = get_object_or_404(DrawJob, pk=job_id, stage=stage)
+    latest_id = stage.draw_jobs.values_list("pk", flat=True).first()
+    reviewable = (
+        job.status == DrawJob.Status.SUCCEEDED
+        and job.pk == latest_id
+        and stage.status != Stage.Status.REGISTRATION_CLOSED
+    )
+    rows = group_rows(stage.groups.order_by("number")) if reviewable else []
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "job": job,
+        "progress": job_progress(job),
+        "replaced": latest_id != job.pk,
+        "rows": rows,
+        "uncertified": sum(1 for r in rows if not r.certified),
+        "can_publish": reviewable and stage.status == Stage.Status.DRAWN,
+    }
+    return render(request, "stages/draw_progress.html", context)
+
+
+@require_POST
+@organizer_page
+def publish(request: HttpRequest, stage: Stage) -> HttpResponse:
+    try:
+        stage = services.publish_draw(request.user, stage)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    messages.success(request, _("The draw is published: every group is now public."))
+    return redirect(stage.get_absolute_url())
+
+
+# ---------------------------------------------------------------------------
+# What a stage publishes for verification
+# ---------------------------------------------------------------------------
+
+PUBLISHED_FILES = {
+    "DRAW.json": ("application/json", publication.draw_file),
+    "entrants.csv": ("text/csv", publication.public_entrants_csv),
+    "met-before.csv": ("text/csv", publication.met_before_csv),
+    "earlier-groups.csv": ("text/csv", publication.earlier_groups_csv),
+}
+
+
+def published_file(request: HttpRequest, slug: str, order: int, name: str) -> HttpResponse:
+    """DRAW.json and its inputs, for anyone who may see the stage (``silli_verify``)."""
+    stage = visible_stage(request, slug, order)
+    if name not in PUBLISHED_FILES:
+        raise Http404(_("No such file."))
+    content_type, make = PUBLISHED_FILES[name]
+    text = make(stage) if stage.draw_digest else None
+    if text is None:
+        raise Http404(_("This stage has no draw yet."))
+    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+    filename = f"{stage.tournament.slug}-stage-{stage.order}-{name}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+# ---------------------------------------------------------------------------
+# Setting up a season: tournaments and their stages
+# ---------------------------------------------------------------------------
+
+
+def tournament_organizer_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Gate a tournament view to its organizers; the view receives the tournament.
+
+    Visitors who are not signed in go to the login page, signed-in others get a 403 page.
+    """
+
+    @wraps(view)
+    def gated(request: HttpRequest, slug: str, **kwargs) -> HttpResponse:
+        cup = get_object_or_404(Tournament, slug=slug)
+        if not request.user.is_authenticated:
+            back = request.get_full_path() if request.method == "GET" else cup.get_absolute_url()
+            return redirect_to_login(back)
+        if not is_organizer(request.user, cup):
+            raise PermissionDenied(
+                _("Only the organizers of %(name)s may open this page.") % {"name": cup.name}
+            )
+        return view(request, cup, **kwargs)
+
+    return gated
+
+
+def _refused(form: SettingsForm, error: ActionError) -> int:
+    """Put an action's refusal on the form; the status the page answers with."""
+    if error.code == ErrorCode.PERMISSION_DENIED:
+        raise PermissionDenied(error.message)
+    form.add_refusal(error.details, error.message)
+    return error.http_status
+
+
+def _sections(form: SettingsForm) -> list[tuple[str, str, list]]:
+    """The form's fields in their groups: ``(title, reason, [(field, reason)])``. A group
+    whose fields are all read-only for one reason says it once; otherwise each read-only
+    field says why."""
+    sections = []
+    for title, names in form.GROUPS:
+        fields = [(form[name], form.frozen_reason(name)) for name in names if name in form.fields]
+        reasons = {reason for field, reason in fields if field.field.disabled}
+        together = len(reasons) == 1 and all(field.field.disabled for field, _reason in fields)
+        if together:
+            sections.append((title, reasons.pop(), [(field, "") for field, _reason in fields]))
+        else:
+            sections.append((title, "", fields))
+    return sections
+
+
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    """Create a tournament (staff and users with the right to): its settings and stages."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if not setup.can_create_tournaments(request.user):
+        raise PermissionDenied(
+            _("Only staff and users with the right to create tournaments may open this page.")
+        )
+    form = NewTournamentForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                cup = setup.new_tournament(request.user, **form.changes())
+            except ActionError as error:
+                status = _refused(form, error)
+            else:
+                messages.success(
+                    request,
+                    _(
+                        "%(name)s is created, with its stages below. Next: open the "
+                        "preliminary's Manage page and import the entrants."
+                    )
+                    % {"name": cup.name},
+                )
+                return redirect(cup.get_absolute_url())
+    context = {"form": form, "sections": _sections(form), "tournament": None}
+    return render(request, "office/tournament_form.html", context, status=status)
+
+
+@tournament_organizer_page
+def tournament_edit(request: HttpRequest, cup: Tournament) -> HttpResponse:
+    """The tournament's settings; those that can no longer change are shown read-only."""
+    form = EditTournamentForm(
+        request.POST or None,
+        initial=tournament_initial(cup),
+        frozen=setup.frozen_tournament_fields(cup),
+    )
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                cup = setup.update_tournament(request.user, cup, **form.changes())
+            except ActionError as error:
+                status = _refused(form, error)
+            else:
+                messages.success(request, _("The tournament's settings are saved."))
+                return redirect(cup.get_absolute_url())
+    context = {"form": form, "sections": _sections(form), "tournament": cup}
+    return render(request, "office/tournament_form.html", context, status=status)
+
+
+@tournament_organizer_page
+def stage_new(request: HttpRequest, cup: Tournament) -> HttpResponse:
+    """Add a stage; the form starts with the defaults of the kind asked for (``?kind=``)."""
+    kind = request.GET.get("kind", "")
+    if kind not in Stage.Kind.values:
+        kind = setup.suggested_kind(cup)
+    model = Stage(tournament=cup, kind=kind, **setup.stage_defaults(kind))
+    initial = {**stage_initial(model), "order": None}
+    form = StageForm(request.POST or None, initial=initial, tournament=cup)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            changes = form.changes()
+            if changes.get("order") is None:
+                changes.pop("order", None)
+            try:
+                stage = setup.add_stage(request.user, cup, **changes)
+            except ActionError as error:
+                status = _refused(form, error)
+            else:
+                messages.success(
+                    request,
+                    _("The %(kind)s is stage %(order)s of %(name)s.")
+                    % {"kind": stage.get_kind_display(), "order": stage.order, "name": cup.name},
+                )
+                return redirect(cup.get_absolute_url())
+    context = {
+        "form": form,
+        "sections": _sections(form),
+        "tournament": cup,
+        "stage": None,
+        "kind": kind,
+        "kinds": Stage.Kind.choices,
+    }
+    return render(request, "office/stage_form.html", context, status=status)
+
+
+@organizer_page
+def stage_edit(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """A stage's settings; those that can no longer change are shown read-only with why."""
+    cup = stage.tournament
+    form = StageForm(
+        request.POST or None,
+        initial=stage_initial(stage),
+        frozen=setup.frozen_stage_fields(stage),
+        tournament=cup,
+    )
+    form.fields["order"].required = True
+    form.fields["order"].help_text = _("1 is the first stage; the others move to make room.")
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                stage = setup.update_stage(request.user, stage, **form.changes())
+            except ActionError as error:
+                status = _refused(form, error)
+            else:
+                messages.success(
+                    request,
+                    _("The settings of the %(kind)s are saved.")
+                    % {"kind": stage.get_kind_display()},
+                )
+                return redirect(cup.get_absolute_url())
+    context = {
+        "form": form,
+        "sections": _sections(form),
+        "tournament": cup,
+        "stage": stage,
+        "entrant_count": stage.entries.count(),
+    }
+    return render(request, "office/stage_form.html", context, status=status)
+
+
+@require_POST
+@organizer_page
+def stage_delete(request: HttpRequest, stage: Stage) -> HttpResponse:
+    cup = stage.tournament
+    name = stage.get_kind_display()
+    try:
+        setup.delete_stage(request.user, stage)
+    except ActionError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("The %(kind)s is deleted.") % {"kind": name})
+    return redirect(cup.get_absolute_url())

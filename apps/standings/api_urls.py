@@ -1,0 +1,21 @@
+"""API routes of the standings app (included under /api/ by ``config/api_urls.py``)."""
+
+from django.urls import path
+
+from .api import (
+    GroupCrosstableView,
+    GroupStandingsView,
+    StageRankingView,
+    StageRecomputeView,
+)
+
+urlpatterns = [
+    path("groups/<int:pk>/standings/", GroupStandingsView.as_view(), name="api-group-standings"),
+    path(
+        "groups/<int:pk>/crosstable/",
+        GroupCrosstableView.as_view(),
+        name="api-group-crosstable",
+    ),
+    path("stages/<int:pk>/ranking/", StageRankingView.as_view(), name="api-stage-ranking"),
+    path("stages/<int:pk>/recompute/", StageRecomputeView.as_view(), name="api-stage-recompute"),
+]
