@@ -6,8 +6,10 @@ error for a change that was saved. Outside a worker, a task that cannot reach th
 therefore logged and not raised (:class:`Task`); the settings bound what the attempt costs
 (about a second: ``CELERY_BROKER_CONNECTION_TIMEOUT``, ``CELERY_BROKER_TRANSPORT_OPTIONS``,
 ``CELERY_TASK_PUBLISH_RETRY_POLICY``), and for a few seconds after a failure the process does
-not try that broker again. Whoever sends a task that must not be lost keeps the need in the
-database and sends it again (standings: their mark and the sweep, apps/standings/services.py).
+not try that broker again. The task is not lost: it is kept in the database's outbox and
+sent by the outbox sweep when the broker is back (apps/core/outbox.py), unless its need is
+kept elsewhere already (standings: their mark and the sweep, apps/standings/services.py;
+draws: the job and its sweep) and the task says ``outbox = False``.
 Inside a worker the error is raised as before: the running task fails or retries.
 """
 
@@ -55,7 +57,11 @@ def forget_broker_failures() -> None:
 
 class Task(BaseTask):
     """Every task of the app: sending one from outside a worker never raises because the
-    broker is unreachable (the task is logged as not queued)."""
+    broker is unreachable. The task is kept in the outbox (``apps.core.outbox``), whose sweep
+    sends it when the broker is back, unless the task says ``outbox = False`` (its need is
+    kept elsewhere); either way the log says it was not queued."""
+
+    outbox = True
 
     def apply_async(self, args=None, kwargs=None, task_id=None, *more, **options):
         app = self.app
@@ -64,22 +70,28 @@ class Task(BaseTask):
         url = app.conf.broker_url or ""
         task_id = task_id or str(uuid.uuid4())
         if broker_unreachable(url):
-            self._not_queued(url, args, "it did not answer a moment ago")
+            self._not_queued(url, args, kwargs, "it did not answer a moment ago")
             return self.AsyncResult(task_id)
         try:
             return super().apply_async(args, kwargs, task_id, *more, **options)
         except OperationalError as error:
             _remember_broker_down(url)
-            self._not_queued(url, args, str(error))
+            self._not_queued(url, args, kwargs, str(error))
             return self.AsyncResult(task_id)
 
-    def _not_queued(self, url: str, args, reason: str) -> None:
+    def _not_queued(self, url: str, args, kwargs, reason: str) -> None:
+        kept = False
+        if self.outbox:
+            from apps.core.outbox import keep
+
+            kept = keep(self.name, args, kwargs)
         logger.error(
-            "Task %s%r not queued: the broker at %s is unreachable (%s).",
+            "Task %s%r not queued: the broker at %s is unreachable (%s).%s",
             self.name,
             tuple(args or ()),
             maybe_sanitize_url(url),
             reason,
+            " It is kept in the outbox and sent when the broker is back." if kept else "",
         )
 
 

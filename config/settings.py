@@ -287,6 +287,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=5, minute=0),
     },
 }
+# Tasks the broker did not take (it was away when a change committed) are sent again once
+# it answers (apps/core/outbox.py).
+OUTBOX_SWEEP_SECONDS = float(_ENV.get("OUTBOX_SWEEP_SECONDS") or 60)
+CELERY_BEAT_SCHEDULE["send-unsent-tasks"] = {
+    "task": "apps.core.tasks.send_unsent_tasks",
+    "schedule": OUTBOX_SWEEP_SECONDS,
+    "options": {"expires": OUTBOX_SWEEP_SECONDS},
+}
 CELERY_BEAT_SCHEDULE["standings-sweep"] = {
     "task": "apps.standings.tasks.sweep_stale_standings",
     "schedule": STANDINGS_SWEEP_SECONDS,
@@ -351,6 +359,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "StageStatusEnum": "apps.stages.models.Stage.Status",
         "DrawJobStatusEnum": "apps.stages.models.DrawJob.Status",
+        # "format": a stage's (Silli or round robin), and a result file's (csv or pgn)
+        "FormatEnum": "apps.stages.models.Stage.Format",
+        "ResultFileFormatEnum": "apps.results.api.FILE_FORMATS",
     },
 }
 
@@ -373,3 +384,6 @@ LOGGING = {
 
 # An entrant file of 100,000 rows is about 6 MB, and the import's confirm form carries it back.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
+# The longest request body of any kind, files included (a 200,000-row entrant file is about
+# 12 MB): longer ones are refused with 413 before they are read (apps.core.middleware).
+REQUEST_BODY_MAX_BYTES = int(_ENV.get("REQUEST_BODY_MAX_BYTES", 32 * 1024 * 1024))

@@ -18,7 +18,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import CsvParser, decode_text, error_responses
+from apps.core.api import CsvParser, error_responses, request_csv_text
 from apps.core.people import display_name, td_name
 from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
@@ -560,23 +560,7 @@ def _plan(plan: services.TdPlan, dry_run: bool) -> dict:
 def td_csv_text(request) -> str:
     """The CSV of a request: a text/csv body, a multipart file field ``file``, or
     ``{"csv": "..."}``."""
-    if isinstance(request.data, str):
-        return request.data
-    upload = request.FILES.get("file")
-    if upload is not None:
-        return decode_text(upload.read())
-    if "csv" not in request.data:
-        raise serializers.ValidationError(
-            {
-                "csv": _(
-                    "Send the CSV as a text/csv body, as a multipart file field 'file', "
-                    'or as JSON {"csv": "..."}.'
-                )
-            }
-        )
-    body = TdCsvJsonSerializer(data=request.data)
-    body.is_valid(raise_exception=True)
-    return body.validated_data["csv"]
+    return request_csv_text(request, TdCsvJsonSerializer)
 
 
 class StageTdsView(APIView):

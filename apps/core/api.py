@@ -239,6 +239,28 @@ class CsvParser(BaseParser):
         return decode_text(stream.read(), encoding)
 
 
+def request_csv_text(request, body: type[serializers.Serializer]) -> str:
+    """The CSV an API request sends: a text/csv body, a multipart file field ``file``, or a
+    JSON ``{"csv": "..."}`` checked by ``body`` (a serializer with a ``csv`` field)."""
+    if isinstance(request.data, str):
+        return request.data
+    upload = request.FILES.get("file")
+    if upload is not None:
+        return decode_text(upload.read())
+    if "csv" not in request.data:
+        raise serializers.ValidationError(
+            {
+                "csv": _(
+                    "Send the CSV as a text/csv body, as a multipart file field 'file', "
+                    'or as JSON {"csv": "..."}.'
+                )
+            }
+        )
+    checked = body(data=request.data)
+    checked.is_valid(raise_exception=True)
+    return checked.validated_data["csv"]
+
+
 class EndpointNotFoundView(APIView):
     """Answers every /api/ address that names no endpoint, in the API's error format."""
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from .bulk import insert_rows
 from .models import AuditEvent
 
 
@@ -39,6 +40,8 @@ class Action(StrEnum):
     STAGE_DELETED = "stage.deleted"  # an undrawn stage was removed (kind, order, status)
     ENTRANTS_IMPORTED = "entrants.imported"  # a stage's entrants were imported
     ENTRANTS_REPLACED = "entrants.replaced"  # an import replaced a stage's list (codes changed)
+    ENTRANTS_IMPORT_STARTED = "entrants.import_started"  # a big import was queued as a job
+    ENTRANTS_IMPORT_FAILED = "entrants.import_failed"  # an import job wrote nothing (error)
     ENTRANT_ADDED = "entrant.added"  # an organizer added one entrant while registration is open
     ENTRANT_UPDATED = "entrant.updated"  # an entrant's details were changed (old → new)
     ENTRANT_REMOVED = "entrant.removed"  # an entrant was taken off an open stage's list
@@ -67,6 +70,8 @@ class Action(StrEnum):
     QUALIFICATION_CONFIRMED = "qualification.confirmed"  # the next stage's entrants were fixed
     # notifications
     NOTIFICATIONS_PREFERENCES_CHANGED = "notifications.preferences_changed"  # e-mail choices
+    # results, in bulk (every game whose result it set also gets its own result.entered)
+    RESULTS_IMPORTED = "results.imported"  # a CSV/PGN file of results (counts, game ids)
 
 
 # The events that change a game's result (a group's and a TD's history lists them).
@@ -116,6 +121,57 @@ def result_changed(
         game=game,
         **result_change_data(old, new, adjudicated, reason),
     )
+
+
+def results_imported(
+    actor,
+    *,
+    stage,
+    group=None,
+    file_format: str,
+    entered: Iterable,
+    scored: Iterable,
+    unchanged: int,
+) -> AuditEvent:
+    """A file of results was imported into ``group`` (or, without one, into ``stage``).
+
+    One ``results.imported`` event holds the counts and the ids of every game changed. Each
+    game whose result the import set (``entered``: games with ``result`` set, in progress
+    before) also gets its own ``result.entered`` event, marked with the import event's id
+    (``data["import"]``): a game's history, its group's recent changes and the TDs' digest
+    read those. ``scored`` are games finished before with the same result whose score or
+    finish date the file added (no result changed, so no event of their own).
+    """
+    entered, scored = list(entered), list(scored)
+    event = record(
+        Action.RESULTS_IMPORTED,
+        actor,
+        stage=stage,
+        group=group,
+        format=file_format,
+        entered=len(entered),
+        scored=len(scored),
+        unchanged=unchanged,
+        games=[g.pk for g in entered],
+        scored_games=[g.pk for g in scored],
+    )
+    insert_rows(
+        AuditEvent,
+        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
+        (
+            (
+                Action.RESULT_ENTERED.value,
+                event.actor_id,
+                event.tournament_id,
+                event.stage_id,
+                g.group_id,
+                g.pk,
+                {**result_change_data("", g.result, g.adjudicated, ""), "import": event.pk},
+            )
+            for g in entered
+        ),
+    )
+    return event
 
 
 def entrant_withdrawn(

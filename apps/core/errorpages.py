@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext as _
 from django.views import defaults
@@ -22,7 +23,7 @@ REQUEST_TOO_LARGE = 413
 
 
 def too_large() -> HttpResponse:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    limit = min(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0, settings.REQUEST_BODY_MAX_BYTES)
     return json_error(
         ApiErrorCode.REQUEST_TOO_LARGE,
         _(
@@ -32,6 +33,12 @@ def too_large() -> HttpResponse:
         % {"limit": filesizeformat(limit)},
         REQUEST_TOO_LARGE,
     )
+
+
+def too_large_page(request: HttpRequest) -> HttpResponse:
+    """The page's answer to an upload larger than ``REQUEST_BODY_MAX_BYTES``."""
+    limit = filesizeformat(settings.REQUEST_BODY_MAX_BYTES)
+    return render(request, "413.html", {"limit": limit}, status=REQUEST_TOO_LARGE)
 
 
 def too_many_fields(files: bool = False) -> HttpResponse:

@@ -53,3 +53,20 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+
+class UnsentTask(models.Model):
+    """A task that could not be queued because the broker was unreachable (an e-mail to
+    send, say): kept here, in the database that committed the change, and sent again by the
+    outbox sweep once the broker answers (``apps.core.outbox``)."""
+
+    task = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    kwargs = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.task}{tuple(self.args)!r}"

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Entrant, StageEntry
+from .models import Entrant, ImportJob, StageEntry
 
 
 @admin.register(Entrant)
@@ -19,3 +19,14 @@ class StageEntryAdmin(admin.ModelAdmin):
     list_select_related = ("entrant", "stage__tournament")
     search_fields = ("entrant__code", "entrant__name")
     raw_id_fields = ("entrant", "stage")
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    """Import jobs, to look at (the file itself is left out: it can be megabytes)."""
+
+    list_display = ("id", "stage", "mode", "dry_run", "status", "done_rows", "total_rows")
+    list_filter = ("status", "mode", "dry_run")
+    list_select_related = ("stage__tournament",)
+    raw_id_fields = ("stage", "started_by", "preview")
+    exclude = ("csv",)

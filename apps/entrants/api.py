@@ -1,5 +1,6 @@
 """REST API of a stage's entrants: the CSV import (with a dry run; adding to the list or
-replacing it), the list, adding, changing and removing one entrant, and the export."""
+replacing it; a big file as a background job, followed at its own address), the list,
+adding, changing and removing one entrant, and the export."""
 
 from __future__ import annotations
 
@@ -11,16 +12,17 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import CsvParser, decode_text, error_responses
+from apps.core.api import CsvParser, error_responses, request_csv_text
 from apps.core.permissions import require_organizer
 from apps.stages.lookups import stage_for_action, stage_for_reading
 
-from . import services
-from .models import StageEntry
+from . import jobs, services
+from .models import ImportJob, StageEntry
 from .serializers import EntrantDetailsSerializer
 
 STAGE_ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The stage's id.")
@@ -98,21 +100,49 @@ class ImportResultSerializer(serializers.Serializer):
     imported = serializers.IntegerField()
 
 
-def replace_data(preview: services.ReplacePreview, *, applied: bool) -> dict:
-    return {
-        "mode": "replace",
-        "applied": applied,
-        "count": preview.count,
-        "nations": preview.nations(),
-        "multi_entry_persons": preview.multi_entry_persons(),
-        "added": [e.code for e in preview.added],
-        "changed": [
-            {"code": c.code, "fields": {name: [old, new] for name, old, new in c.fields()}}
-            for c in preview.changed
-        ],
-        "removed": [e.code for e in preview.removed],
-        "unchanged": preview.unchanged,
-    }
+class ImportJobSerializer(serializers.Serializer):
+    """An import job's progress and, once it finished, its outcome."""
+
+    id = serializers.IntegerField()
+    stage = serializers.IntegerField(help_text="The stage's id.")
+    mode = serializers.ChoiceField(choices=MODES)
+    dry_run = serializers.BooleanField(
+        help_text="true: the job only checks the file and answers a preview in result."
+    )
+    # A string, not an enumeration: the schema would name the enum after the field
+    # ("status"), the name the draw job's status has (see ENUM_NAME_OVERRIDES).
+    status = serializers.CharField(
+        help_text="pending (waiting for a worker), running, succeeded or failed."
+    )
+    status_display = serializers.CharField(
+        help_text="The status in words; a running job says what it does (checking, importing)."
+    )
+    phase = serializers.CharField(
+        help_text="checking (reading the file) or saving (writing it) once it ran; empty before."
+    )
+    total_rows = serializers.IntegerField(help_text="The file's data rows.")
+    done_rows = serializers.IntegerField(help_text="The rows checked so far.")
+    percent = serializers.IntegerField(help_text="0 to 100 (100 once it succeeded).")
+    error = serializers.CharField(help_text="Why it failed (empty unless it did).")
+    details = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The bad rows of a failed job as {line, message}, every one of them.",
+    )
+    result = serializers.JSONField(
+        allow_null=True,
+        help_text="Once it succeeded: {imported} for an added file; the preview (as the "
+        "dry run's 200 answer) for a dry run; the replacement by code for mode=replace. "
+        "null before.",
+    )
+    finished = serializers.BooleanField()
+
+
+class ImportJobStartedSerializer(ImportJobSerializer):
+    url = serializers.CharField(help_text="The job's address: GET it to follow the job.")
+
+
+def job_url(job: ImportJob) -> str:
+    return reverse("api-import-job", args=[job.pk])
 
 
 def import_options(request) -> dict:
@@ -127,30 +157,20 @@ def import_options(request) -> dict:
 
 def csv_text(request) -> str:
     """The CSV of an import request: a text/csv body, a file field ``file``, or ``{"csv"}``."""
-    if isinstance(request.data, str):
-        return request.data
-    upload = request.FILES.get("file")
-    if upload is not None:
-        return decode_text(upload.read())
-    if "csv" not in request.data:
-        raise serializers.ValidationError(
-            {
-                "csv": _(
-                    "Send the CSV as a text/csv body, as a multipart file field 'file', "
-                    'or as JSON {"csv": "..."}.'
-                )
-            }
-        )
-    body = CsvJsonSerializer(data=request.data)
-    body.is_valid(raise_exception=True)
-    return body.validated_data["csv"]
+    return request_csv_text(request, CsvJsonSerializer)
 
 
 class EntrantImportView(APIView):
     """Import entrants from a CSV into the stage and its tournament: all rows or none, every
     bad row listed (organizers; the stage must be open for registration). With
     ``?dry_run=1`` the file is only checked and previewed. With ``mode=replace`` the file
-    becomes the stage's list: codes it adds, changes and removes, all in one step."""
+    becomes the stage's list: codes it adds, changes and removes, all in one step.
+
+    A file of more data rows than the server imports at once (5000 unless configured) is
+    imported by a background job, dry run or not: the answer is 202 with the job's progress
+    and its address (``url``, also the ``Location`` header); GET it until ``finished``, and
+    find the outcome in its ``result`` (or the bad rows in ``details``). One import of a
+    stage runs at a time (409)."""
 
     parser_classes = [CsvParser, JSONParser, MultiPartParser]
 
@@ -164,28 +184,40 @@ class EntrantImportView(APIView):
         responses={
             201: ImportResultSerializer,
             200: ImportPreviewSerializer,
+            202: ImportJobStartedSerializer,
             **error_responses(400, 403, 404, 409),
         },
     )
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)
         options = import_options(request)
+        text = csv_text(request)
+        rows = jobs.data_rows(text)
+        if jobs.runs_as_job(rows):
+            job = jobs.start_import(
+                request.user,
+                stage,
+                text,
+                mode=options["mode"],
+                dry_run=options["dry_run"],
+                rows=rows,
+            )
+            job.refresh_from_db()  # where tasks run in this process, it has finished
+            url = job_url(job)
+            return Response(
+                {**jobs.job_progress(job), "url": url},
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Location": url},
+            )
         if options["mode"] == "replace":
             if options["dry_run"]:
-                replacement = services.preview_replace(stage, csv_text(request))
+                replacement = services.preview_replace(stage, text)
             else:
-                replacement = services.replace_entrants(request.user, stage, csv_text(request))
-            return Response(replace_data(replacement, applied=not options["dry_run"]))
+                replacement = services.replace_entrants(request.user, stage, text)
+            return Response(jobs.replace_data(replacement, applied=not options["dry_run"]))
         if options["dry_run"]:
-            preview = services.preview_import(stage, csv_text(request))
-            return Response(
-                {
-                    "count": preview.count,
-                    "nations": preview.nations(),
-                    "multi_entry_persons": preview.multi_entry_persons(),
-                }
-            )
-        preview = services.import_entrants(request.user, stage, csv_text(request))
+            return Response(jobs.preview_data(services.preview_import(stage, text)))
+        preview = services.import_entrants(request.user, stage, text)
         return Response({"imported": preview.count}, status=status.HTTP_201_CREATED)
 
     # An entrant whose code is "import" is addressed here, since this address comes first.
@@ -196,6 +228,24 @@ class EntrantImportView(APIView):
     @extend_schema(exclude=True)
     def delete(self, request, pk: int) -> Response:
         return remove_entrant(request, pk, "import")
+
+
+class ImportJobView(APIView):
+    """An entrant import job: its progress, then its outcome (organizers of its tournament,
+    as a draw job's progress)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("id", int, OpenApiParameter.PATH, description="The job's id.")
+        ],
+        responses={200: ImportJobSerializer, **error_responses(403, 404)},
+    )
+    def get(self, request, pk: int) -> Response:
+        job = ImportJob.objects.select_related("stage__tournament").filter(pk=pk).first()
+        if job is None:
+            raise NotFound(_("There is no import job %(id)s.") % {"id": pk})
+        require_organizer(request.user, job.stage.tournament)
+        return Response(jobs.job_progress(jobs.stop_if_stalled(job)))
 
 
 class StageEntrantSerializer(serializers.ModelSerializer):

@@ -4,6 +4,7 @@ from django.urls import path
 
 from .api import (
     EntrantImportView,
+    ImportJobView,
     StageEntrantCsvView,
     StageEntrantListView,
     StageEntrantView,
@@ -25,6 +26,7 @@ urlpatterns = [
         EntrantImportView.as_view(),
         name="api-stage-entrants-import",
     ),
+    path("import-jobs/<int:pk>/", ImportJobView.as_view(), name="api-import-job"),
     # After the import: the import's address also serves an entrant whose code is "import".
     # Any code can be addressed, even one from before the code rules ("A/1").
     path(

@@ -110,3 +110,72 @@ class StageEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entrant} in {self.stage}"
+
+
+class ImportJob(models.Model):
+    """An entrant import too big for one request, run by a Celery worker
+    (``apps/entrants/jobs.py``): it reads the file in pieces, counting the rows checked so a
+    progress bar can move, then writes everything in one transaction — or, as a dry run
+    (``dry_run``), only checks the file and keeps the preview in ``result``."""
+
+    class Mode(TextChoices):
+        ADD = "add", _("Add to the list")
+        REPLACE = "replace", _("Replace the list")
+
+    class Status(TextChoices):
+        PENDING = "pending", _("Waiting for a worker")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Done")
+        FAILED = "failed", _("Failed")
+
+    class Phase(TextChoices):
+        CHECKING = "checking", _("Checking")
+        SAVING = "saving", _("Importing")
+
+    stage = models.ForeignKey("stages.Stage", on_delete=models.CASCADE, related_name="import_jobs")
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.ADD)
+    dry_run = models.BooleanField(
+        default=False, help_text="a check only: the job answers a preview and writes nothing"
+    )
+    csv = models.TextField(
+        blank=True,
+        help_text="the file; emptied when the job finishes (a dry run's once it is confirmed, "
+        "or a day later)",
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    phase = models.CharField(max_length=16, choices=Phase.choices, blank=True)
+    total_rows = models.PositiveIntegerField(default=0, help_text="the file's data rows")
+    done_rows = models.PositiveIntegerField(default=0, help_text="rows checked so far")
+    result = models.JSONField(
+        null=True, blank=True, help_text="the outcome: {imported} or the preview's numbers"
+    )
+    error = models.TextField(blank=True)
+    details = models.JSONField(default=list, blank=True, help_text="bad rows: [{line, message}]")
+    preview = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="confirmations",
+        help_text="the dry run whose file this import took, when it confirmed one",
+    )
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        kind = "dry run" if self.dry_run else "import"
+        return f"{kind} ({self.mode}) into {self.stage} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)

@@ -106,15 +106,45 @@ def _chunks(items: list, size: int = CHUNK):
         yield items[start : start + size]
 
 
-def _parsed_rows(text: str) -> tuple[list[tuple[int, EngineEntrant]], list[RowError]]:
-    """The file's good rows and its bad ones; a file that cannot be read at all (no header,
-    unknown columns, no entrants) is refused at once."""
+@dataclass(frozen=True)
+class ParsedFile:
+    """An entrant CSV as the engine's rules read it: the good rows with their line numbers,
+    and the bad ones. The slow part of an import is reading the file, so a caller may read
+    it first (an import job does, in pieces, to show its progress) and hand this to
+    :func:`preview_import`, :func:`import_entrants`, :func:`preview_replace` or
+    :func:`replace_entrants` in place of the text."""
+
+    rows: list[tuple[int, EngineEntrant]]
+    errors: list[RowError] = field(default_factory=list)
+
+
+def checked_file(rows: list[tuple[int, EngineEntrant]], errors: list[RowError]) -> ParsedFile:
+    """The file's good and bad rows; a file without one good row (no header, unknown
+    columns, no entrants, every row bad) is refused at once: nothing else can be said of it."""
+    if not rows:
+        raise _bad_rows(EntrantCsvError(errors))
+    return ParsedFile(rows, errors)
+
+
+def parse_file(text: str) -> ParsedFile:
+    """Read an entrant CSV through the engine's rules (see :func:`checked_file`)."""
     try:
-        return parse_entrant_rows(text), []
+        return ParsedFile(parse_entrant_rows(text))
     except EntrantCsvError as exc:
-        if not exc.good:
-            raise _bad_rows(exc) from exc
-        return exc.good, exc.errors
+        return checked_file(exc.good, exc.errors)
+
+
+def _parsed_rows(
+    source: str | ParsedFile,
+) -> tuple[list[tuple[int, EngineEntrant]], list[RowError]]:
+    """The good rows and (a copy of) the bad ones of a CSV, read now or already."""
+    parsed = source if isinstance(source, ParsedFile) else parse_file(source)
+    return parsed.rows, list(parsed.errors)
+
+
+def _job(job: int | None) -> dict[str, int]:
+    """The audit details naming the import job that made a change (none without one)."""
+    return {} if job is None else {"job": job}
 
 
 def _refuse_bad_rows(errors: list[RowError]) -> None:
@@ -122,13 +152,22 @@ def _refuse_bad_rows(errors: list[RowError]) -> None:
         raise _bad_rows(EntrantCsvError(sorted(errors, key=lambda e: e.line)))
 
 
-def preview_import(stage, text: str) -> ImportPreview:
-    """Parse and check a CSV against the stage's tournament without writing anything."""
-    if stage.status != stage.Status.DRAFT:
+def require_import_open(stage, mode: str = "add") -> None:
+    """Refuse (409) an import into a stage whose registration is closed: ``add`` and
+    ``replace`` say so in their own words, as they always did."""
+    if mode == "replace":
+        require_registration_open(stage)
+    elif stage.status != Stage.Status.DRAFT:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
             _("Registration for this stage is closed; reopen it before importing."),
         )
+
+
+def preview_import(stage, text: str | ParsedFile) -> ImportPreview:
+    """Parse and check a CSV (or a file read already) against the stage's tournament without
+    writing anything."""
+    require_import_open(stage, "add")
     rows, errors = _parsed_rows(text)
     # The tournament's codes in one indexed read: a list of 100,000 codes to match is slower.
     registered = set(
@@ -146,8 +185,11 @@ def preview_import(stage, text: str) -> ImportPreview:
     return ImportPreview([e for _, e in rows])
 
 
-def import_entrants(user, stage, text: str) -> ImportPreview:
-    """Add every entrant of the CSV to the tournament and to ``stage``, or none of them."""
+def import_entrants(
+    user, stage, text: str | ParsedFile, *, job: int | None = None
+) -> ImportPreview:
+    """Add every entrant of the CSV to the tournament and to ``stage``, or none of them.
+    ``job``: the import job doing it, named in the audit event."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         locked = type(stage).objects.select_for_update().get(pk=stage.pk)
@@ -167,7 +209,7 @@ def import_entrants(user, stage, text: str) -> ImportPreview:
             ("stage_id", "entrant_id"),
             ((locked.pk, ids[e.code]) for e in preview.entrants),
         )
-        record(Action.ENTRANTS_IMPORTED, user, stage=locked, count=preview.count)
+        record(Action.ENTRANTS_IMPORTED, user, stage=locked, count=preview.count, **_job(job))
     return preview
 
 
@@ -231,12 +273,12 @@ def _frozen_elsewhere(stage, codes: list[str]) -> dict[str, str]:
     return frozen
 
 
-def preview_replace(stage, text: str) -> ReplacePreview:
+def preview_replace(stage, text: str | ParsedFile) -> ReplacePreview:
     """Check a CSV that is to replace the stage's entrant list and say, by code, who would be
     added, changed and removed; nothing is written. Every bad row is listed: rows the CSV
     rules refuse, codes of entrants of the tournament who are not in this stage, and changes
     to entrants whose details another stage has frozen."""
-    require_registration_open(stage)
+    require_import_open(stage, "replace")
     rows, errors = _parsed_rows(text)
     current = {e.code: e for e in engine_entrants(stage)}
     elsewhere = set(
@@ -310,9 +352,12 @@ def _delete_unused(tournament_id: int, codes: list[str]) -> int:
     return deleted
 
 
-def replace_entrants(user, stage, text: str) -> ReplacePreview:
+def replace_entrants(
+    user, stage, text: str | ParsedFile, *, job: int | None = None
+) -> ReplacePreview:
     """Make the CSV the stage's entrant list: add the new codes, change the details of the
-    codes it keeps, remove the codes it leaves out — all of it or nothing, one audit event."""
+    codes it keeps, remove the codes it leaves out — all of it or nothing, one audit event
+    (naming the import ``job`` doing it, if one does)."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
@@ -356,6 +401,7 @@ def replace_entrants(user, stage, text: str) -> ReplacePreview:
             changed=[c.code for c in preview.changed],
             removed=removed,
             unchanged=preview.unchanged,
+            **_job(job),
         )
     return preview
 

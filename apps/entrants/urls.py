@@ -9,6 +9,12 @@ from . import views
 urlpatterns = [
     path(STAGE + "import/", views.import_preview, name="stage-import"),
     path(STAGE + "import/confirm/", views.import_confirm, name="stage-import-confirm"),
+    path(STAGE + "imports/<int:job_id>/", views.import_job, name="stage-import-job"),
+    path(
+        STAGE + "imports/<int:job_id>/confirm/",
+        views.import_job_confirm,
+        name="stage-import-job-confirm",
+    ),
     path(STAGE + "entrants.csv", views.export_csv, name="stage-entrants-csv"),
     path(STAGE + "entrants/", views.entrant_list, name="stage-entrants"),
     # Any code can be addressed, even one from before the code rules ("A/1"): remove first.

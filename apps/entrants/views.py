@@ -1,5 +1,9 @@
 """Registration pages: preview a CSV import (adding to the list or replacing it), confirm it,
-the list of the stage's entrants with adding, changing and removing one, and the export."""
+the list of the stage's entrants with adding, changing and removing one, and the export.
+
+A big file (more data rows than ``jobs.job_rows()``) is previewed by a dry-run import job:
+the upload leads to the job's progress page, which shows the preview once the file is
+checked, and its confirmation starts the import job from the file the dry run kept."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -18,9 +22,9 @@ from apps.core.pages import show_refusal
 from apps.stages.models import Stage
 from apps.stages.pages import action_failed, manage_url, organizer_page
 
-from . import services
+from . import jobs, services
 from .forms import EntrantForm, ImportConfirmForm, ImportUploadForm
-from .models import StageEntry
+from .models import ImportJob, StageEntry
 
 PAGE_SIZE = 100
 
@@ -55,6 +59,9 @@ def import_preview(request: HttpRequest, stage: Stage) -> HttpResponse:
     if not form.is_valid():
         return _import_page(request, stage, upload_form=form)
     text, mode = form.cleaned_data["file"], form.cleaned_data["mode"]
+    rows = jobs.data_rows(text)
+    if jobs.runs_as_job(rows):
+        return _start_job(request, stage, text, mode=mode, dry_run=True, rows=rows)
     preview: services.ImportPreview
     try:
         if mode == "replace":
@@ -75,6 +82,11 @@ def import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
         messages.error(request, _("The confirmation carried no file; upload it again."))
         return redirect(manage_url(stage))
     replace = form.cleaned_data["mode"] == "replace"
+    rows = jobs.data_rows(form.cleaned_data["csv"])
+    if jobs.runs_as_job(rows):  # a preview page from before the file counted as big
+        return _start_job(
+            request, stage, form.cleaned_data["csv"], mode=form.cleaned_data["mode"], rows=rows
+        )
     preview: services.ImportPreview
     try:
         if replace:
@@ -111,6 +123,69 @@ def import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
             % {"count": preview.count, "stage": stage.get_kind_display()},
         )
     return redirect(manage_url(stage))
+
+
+# ---------------------------------------------------------------------------
+# A big file: the import job's pages
+# ---------------------------------------------------------------------------
+
+
+def import_job_url(job: ImportJob) -> str:
+    return reverse("stage-import-job", args=[job.stage.tournament.slug, job.stage.order, job.pk])
+
+
+def _start_job(
+    request: HttpRequest, stage: Stage, text: str, *, mode: str, rows: int, dry_run: bool = False
+) -> HttpResponse:
+    """Start an import job for a big file and show its progress page (while another import
+    of the stage runs, that one's, with the refusal)."""
+    try:
+        job = jobs.start_import(request.user, stage, text, mode=mode, dry_run=dry_run, rows=rows)
+    except ActionError as error:
+        running = stage.import_jobs.filter(status__in=jobs.UNFINISHED).order_by("-id").first()
+        if error.code == ErrorCode.CONFLICT and running is not None:
+            show_refusal(request, error)
+            return redirect(import_job_url(running))
+        if error.code == ErrorCode.PERMISSION_DENIED:
+            return action_failed(request, stage, error)
+        return _import_page(request, stage, error=error)
+    return redirect(import_job_url(job))
+
+
+@organizer_page
+def import_job(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
+    """An import job's progress bar (polled by ``import-progress.js``; a refresh without
+    JavaScript), then its outcome: a dry run's preview with its confirmation, the entrants
+    imported, or every bad row."""
+    job = jobs.stop_if_stalled(get_object_or_404(ImportJob, pk=job_id, stage=stage))
+    job.stage = stage
+    preview = jobs.stored_preview(job)
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "job": job,
+        "progress": jobs.job_progress(job),
+        "preview": preview,
+        "can_confirm": preview is not None and jobs.confirmable(job),
+        "confirmation": job.confirmations.order_by("-id").first() if job.dry_run else None,
+        "error": {"message": job.error, "details": job.details} if job.error else None,
+        "upload_form": ImportUploadForm(initial={"mode": job.mode}),
+    }
+    return render(request, "entrants/import_job.html", context)
+
+
+@require_POST
+@organizer_page
+def import_job_confirm(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
+    """Start the import a dry-run job previewed, from the file the job kept."""
+    preview = get_object_or_404(ImportJob, pk=job_id, stage=stage, dry_run=True)
+    preview.stage = stage
+    try:
+        job = jobs.confirm_import(request.user, preview)
+    except ActionError as error:
+        show_refusal(request, error)
+        return redirect(import_job_url(preview))
+    return redirect(import_job_url(job))
 
 
 # ---------------------------------------------------------------------------

@@ -137,6 +137,12 @@ class Game(models.Model):
         db_index=False,
     )
     forfeited_at = models.DateTimeField(null=True, blank=True)
+    # The game's score as a whole PGN game (Seven Tag Roster first), as a result import
+    # stored it; empty when none was given (always for a forfeit, which was not played).
+    pgn = models.TextField(blank=True, default="")
+    # The day the game was finished, as the import said (a CSV ``date``, a PGN ``Date``);
+    # None when unknown. ``updated_at`` stays the moment the result was entered.
+    finished_on = models.DateField(null=True, blank=True)
 
     class Meta:
         # The table keeps the name it had when games belonged to the results app.

@@ -8,23 +8,26 @@ retried; a step that still fails marks the job failed.
 
 from __future__ import annotations
 
-from celery import Task, shared_task
+from celery import shared_task
 from django.db import DatabaseError
 
 from . import draw
 
 
-class DrawJobTask(Task):
-    """A step of the draw job; its first argument is the job's id."""
-
-    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
-        # Once the retries are spent (or the error is not one to retry) the job would show
-        # "drawing" for ever; nothing was written, and the organizer can start it again.
-        draw.fail(args[0], f"The draw stopped on an error ({exc}); start it again.")
+def _draw_step_failed(task, exc, task_id, args, kwargs, einfo) -> None:
+    """``on_failure`` of a draw step (whose first argument is the job's id): once the retries
+    are spent (or the error is not one to retry) the job would show "drawing" for ever;
+    nothing was written, and the organizer can start it again."""
+    draw.fail(args[0], f"The draw stopped on an error ({exc}); start it again.")
 
 
 RETRY = {
-    "base": DrawJobTask,
+    # The app's own task class stays the base (a broker that is away never fails the
+    # request that starts a draw: config/celery.py); the failure hook is a method of it.
+    "on_failure": _draw_step_failed,
+    # A step the broker did not take is kept by its job, which the sweep resumes
+    # (resume_stalled_draws), not by the outbox of apps/core/outbox.py.
+    "outbox": False,
     "acks_late": True,
     "reject_on_worker_lost": True,
     "autoretry_for": (DatabaseError,),
@@ -58,7 +61,7 @@ def finish_draw(job_id: int) -> bool:
     return draw.finish(job_id)
 
 
-@shared_task(acks_late=True)
+@shared_task(outbox=False, acks_late=True)
 def resume_stalled_draws() -> dict[str, int]:
     """Every minute (beat): queue the remaining steps of draw jobs that should have finished,
     and stop those past the time limit (see ``draw.stalled_jobs``)."""

@@ -28,6 +28,7 @@ from apps.entrants.forms import ImportUploadForm
 from apps.groups.models import Game, Group
 from apps.groups.pages import group_rows
 from apps.results import closing
+from apps.results.forms import ResultImportUploadForm
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
@@ -123,6 +124,7 @@ def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
         "can_draw": stage.status in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN),
         "latest_job": latest_job,
         "play": closing.play_summary(stage) if stage.is_public else None,
+        "results_upload_form": ResultImportUploadForm(auto_id="results_%s"),
     }
     return render(request, "stages/manage.html", context)
 

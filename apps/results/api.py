@@ -4,16 +4,21 @@ tournament's organizers enter results; organizers name TDs."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import BaseParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from apps.core.api import error_responses
+from apps.core.api import CsvParser, decode_text, error_responses
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
@@ -26,10 +31,11 @@ from apps.groups.lookups import group_for_reading
 from apps.groups.models import Game, Group
 from apps.groups.serializers import GroupSerializer
 from apps.groups.services import assign_td
-from apps.stages.lookups import stage_for_reading
+from apps.stages.lookups import stage_for_action, stage_for_reading
 from apps.stages.permissions import visible_stages_filter
 
 from .history import game_events
+from .imports import ImportReport, import_results
 from .services import enter_result, forfeit_result, withdraw_entrant
 
 # ---------------------------------------------------------------------------
@@ -105,6 +111,8 @@ class GameDetailSerializer(serializers.ModelSerializer):
             "adjudicated",
             "version",
             "updated_at",
+            "finished_on",
+            "pgn",
             "history",
         ]
 
@@ -291,3 +299,194 @@ class GroupDirectorView(APIView):
         params.is_valid(raise_exception=True)
         group = assign_td(request.user, group, params.validated_data["username"])
         return Response(GroupSerializer(group).data)
+
+
+# ---------------------------------------------------------------------------
+# Importing results from a file
+# ---------------------------------------------------------------------------
+
+PGN_MEDIA_TYPE = "application/x-chess-pgn"
+FILE_FORMATS = [
+    ("csv", "CSV: white,black,result[,date][,pgn] (entrant codes), header first"),
+    ("pgn", "PGN: games found by their WhiteCode/BlackCode tags, or White/Black names"),
+]
+
+
+class PgnParser(BaseParser):
+    """A raw ``application/x-chess-pgn`` body, parsed into a string (the games themselves
+    are read by the import)."""
+
+    media_type = PGN_MEDIA_TYPE
+
+    def parse(self, stream, media_type=None, parser_context=None) -> str:
+        if stream is None:
+            return ""
+        encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+        return decode_text(stream.read(), encoding)
+
+
+class _NoFormatOverride:
+    """DRF's settings, except that ``?format=`` does not choose the answer's renderer."""
+
+    URL_FORMAT_OVERRIDE = None
+
+    def __getattr__(self, name: str):
+        return getattr(api_settings, name)
+
+
+class FileFormatNegotiation(DefaultContentNegotiation):
+    """Here ``?format=csv|pgn`` names the uploaded file's format; the answer is JSON."""
+
+    settings = _NoFormatOverride()
+
+
+class ResultImportQuerySerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField(
+        default=False,
+        help_text="1: check the file and answer what it would do; write nothing.",
+    )
+    format = serializers.ChoiceField(
+        choices=FILE_FORMATS,
+        required=False,
+        help_text="The file's format (also as a multipart or JSON field). Without it: the "
+        "body's media type, the JSON key, or else guessed (PGN when the text starts with '[').",
+    )
+
+
+class ResultImportJsonSerializer(serializers.Serializer):
+    csv = serializers.CharField(
+        required=False, trim_whitespace=False, help_text="The results CSV, header first."
+    )
+    pgn = serializers.CharField(
+        required=False, trim_whitespace=False, help_text="The PGN file's text."
+    )
+
+    def validate(self, attrs: dict) -> dict:
+        if len(attrs) != 1:
+            raise serializers.ValidationError(
+                _('Send the file as {"csv": "..."} or as {"pgn": "..."}, one of them.')
+            )
+        return attrs
+
+
+class ResultImportFileSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The results file, CSV or PGN (UTF-8).")
+    format = serializers.ChoiceField(choices=FILE_FORMATS, required=False)
+    dry_run = serializers.BooleanField(required=False)
+
+
+class ResultImportReportSerializer(serializers.Serializer):
+    """What the import did (``dry_run``: would do). Bad lines answer 400 instead, code
+    ``bad_rows``, every bad line in ``details`` as {line, message}, and nothing changes."""
+
+    dry_run = serializers.BooleanField()
+    format = serializers.ChoiceField(choices=FILE_FORMATS, source="file_format")
+    applied = serializers.IntegerField(
+        help_text="Games changed: results set, and finished games given a score or a date."
+    )
+    results = serializers.IntegerField(help_text="Of those, games whose result was set.")
+    unchanged = serializers.IntegerField(
+        help_text="Lines whose game is finished already with that result (nothing to do)."
+    )
+    errors = serializers.ListField(
+        child=serializers.DictField(),
+        default=list,
+        help_text="Always empty here: a file with bad lines answers 400.",
+    )
+
+
+def _media_type(request) -> str:
+    return (request.content_type or "").split(";")[0].strip().lower()
+
+
+def import_request(request) -> tuple[str, str | None, bool]:
+    """The file's text, its format (None: to be guessed) and ``dry_run``, from a text/csv or
+    PGN body, a multipart ``file`` field, or JSON ``{"csv"}``/``{"pgn"}``; the options come
+    from the query string or the body's fields."""
+    options = dict(request.query_params.items())
+    body = request.data
+    if hasattr(body, "keys"):
+        options.update((k, body[k]) for k in ("dry_run", "format") if k in body)
+    query = ResultImportQuerySerializer(data=options)
+    query.is_valid(raise_exception=True)
+    file_format = query.validated_data.get("format")
+    dry_run = query.validated_data["dry_run"]
+    media_type = _media_type(request)
+    if media_type in (CsvParser.media_type, PGN_MEDIA_TYPE) and isinstance(body, str):
+        return body, file_format or ("pgn" if media_type == PGN_MEDIA_TYPE else "csv"), dry_run
+    if media_type == MultiPartParser.media_type:
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise serializers.ValidationError(
+                {"file": _("Send the results file as the multipart field 'file'.")}
+            )
+        return decode_text(upload.read()), file_format, dry_run
+    sent = ResultImportJsonSerializer(data=body)
+    sent.is_valid(raise_exception=True)
+    ((key, text),) = sent.validated_data.items()
+    return text, file_format or key, dry_run
+
+
+def report_data(report: ImportReport) -> dict:
+    return ResultImportReportSerializer(report).data
+
+
+IMPORT_REQUEST = {
+    "text/csv": OpenApiTypes.STR,
+    PGN_MEDIA_TYPE: OpenApiTypes.STR,
+    "application/json": ResultImportJsonSerializer,
+    "multipart/form-data": ResultImportFileSerializer,
+}
+IMPORT_RESPONSES = {200: ResultImportReportSerializer, **error_responses(400, 403, 404, 409)}
+
+
+class ResultImportViewBase(APIView):
+    parser_classes = [CsvParser, PgnParser, JSONParser, MultiPartParser]
+    content_negotiation_class = FileFormatNegotiation
+
+
+class GroupResultImportView(ResultImportViewBase):
+    """Import the group's results from a CSV or PGN file (the group's TD and the
+    organizers): every line or none, every bad line listed with its line number. Games are
+    found by the players' entrant codes (PGN: also by their names, when unique in the
+    group); a game finished already with the same result is left as it is. With
+    ``?dry_run=1`` the file is only checked."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("id", int, OpenApiParameter.PATH, description="The group's id."),
+            ResultImportQuerySerializer,
+        ],
+        request=IMPORT_REQUEST,
+        responses=IMPORT_RESPONSES,
+    )
+    def post(self, request, pk: int) -> Response:
+        group = group_for_reading(request, pk)
+        require_result_entry(request.user, group)
+        text, file_format, dry_run = import_request(request)
+        report = import_results(
+            request.user, group=group, text=text, file_format=file_format, dry_run=dry_run
+        )
+        return Response(report_data(report))
+
+
+class StageResultImportView(ResultImportViewBase):
+    """Import results into the whole stage from a CSV or PGN file (organizers): as the
+    group import, a game found in whichever group the two players meet (PGN names must be
+    unique in the stage)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("id", int, OpenApiParameter.PATH, description="The stage's id."),
+            ResultImportQuerySerializer,
+        ],
+        request=IMPORT_REQUEST,
+        responses=IMPORT_RESPONSES,
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        text, file_format, dry_run = import_request(request)
+        report = import_results(
+            request.user, stage=stage, text=text, file_format=file_format, dry_run=dry_run
+        )
+        return Response(report_data(report))

@@ -1,4 +1,5 @@
-"""Forms of the result pages: a game's result, a withdrawal, the group's TD."""
+"""Forms of the result pages: a game's result, a withdrawal, the group's TD, and the upload
+of a results file with its confirmation."""
 
 from __future__ import annotations
 
@@ -68,3 +69,59 @@ class DirectorForm(forms.Form):
                 _("There is no user %(name)s; check the spelling.") % {"name": username}
             )
         return user
+
+
+FILE_FORMATS = [
+    ("", _("Recognise it (PGN when it starts with a [ tag)")),
+    ("csv", _("CSV")),
+    ("pgn", _("PGN")),
+]
+
+
+class ResultImportUploadForm(forms.Form):
+    """A results file to preview (CSV or PGN); its cleaned ``file`` is the decoded text and
+    ``format`` is ``csv``, ``pgn`` or None (the import recognises it)."""
+
+    file = forms.FileField(
+        label=_("Results file (CSV or PGN)"),
+        help_text=_(
+            "UTF-8. CSV: a header row white, black, result and optionally date (YYYY-MM-DD, "
+            "the day the game finished) and pgn (the game score); the players by entrant "
+            "code. PGN: one game after the other, the players in WhiteCode/BlackCode tags or "
+            "by their names."
+        ),
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ".csv,.pgn,text/csv,application/x-chess-pgn"}
+        ),
+    )
+    format = forms.ChoiceField(label=_("Format"), choices=FILE_FORMATS, required=False, initial="")
+
+    def clean_file(self) -> str:
+        """The file's text; a ``.pgn`` or ``.csv`` name also tells the format."""
+        upload = self.cleaned_data["file"]
+        name = (upload.name or "").lower()
+        self.named_format = next((f for f in ("csv", "pgn") if name.endswith("." + f)), None)
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise forms.ValidationError(
+                _("The file is not UTF-8 text (byte %(position)s); save it as UTF-8."),
+                params={"position": exc.start + 1},
+            ) from exc
+
+    def clean_format(self) -> str | None:
+        return self.cleaned_data.get("format") or None
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("format") is None:
+            data["format"] = getattr(self, "named_format", None)
+        return data
+
+
+class ResultImportConfirmForm(forms.Form):
+    """Carries the previewed file back with the format it was read in, so exactly what was
+    previewed is imported."""
+
+    text = forms.CharField(strip=False, widget=forms.Textarea(attrs={"hidden": True}))
+    format = forms.ChoiceField(choices=FILE_FORMATS[1:], widget=forms.HiddenInput)

@@ -64,10 +64,16 @@ def _change(event: AuditEvent, game: Game | None = None, forfeits: int = 0) -> C
             data.get("reason", ""),
         )
     shown = game
+    if event.action == Action.RESULT_CORRECTED:
+        what = _("corrected")
+    elif data.get("import"):  # one game of a results file (apps.core.audit.results_imported)
+        what = _("imported")
+    else:
+        what = _("entered")
     return Change(
         event.created_at,
         _who(event),
-        _("corrected") if event.action == Action.RESULT_CORRECTED else _("entered"),
+        what,
         f"{shown.white.name} – {shown.black.name}" if shown else "",
         result_label(data.get("old", "")),
         result_label(data.get("new", "")),

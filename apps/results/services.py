@@ -16,18 +16,44 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_result_entry
 from apps.core.results import Result, Side
 from apps.entrants.models import StageEntry
-from apps.groups.models import Game
+from apps.groups.models import Game, Group
 from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.services import schedule_recompute
 
 
-def _open_for_results(stage: Stage) -> None:
+def require_in_play(stage: Stage) -> None:
+    """Refuse a result change unless the stage is in play (published, not closed)."""
     if stage.status != Stage.Status.PUBLISHED:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
             _("Results can be entered only while the stage is in play; it is %(status)s.")
             % {"status": stage.get_status_display().lower()},
+        )
+
+
+def require_result_code(result: str) -> Result:
+    """The :class:`Result` of a result code as a TD types it, or a refusal naming the codes
+    (every way a result comes in — one game's form, the API, an import — checks it here)."""
+    if result not in Result.values:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _(
+                "%(result)r is not a result code; use one of 1-0, 0-1, 1/2-1/2, +-, -+, -- or "
+                "empty for in progress."
+            )
+            % {"result": result},
+        )
+    return Result(result)
+
+
+def require_group_open(group: Group) -> None:
+    """Refuse a result change in a closed group (its results are final until reopened)."""
+    if group.is_closed:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("Group %(number)s is closed; an organizer can reopen it for a correction.")
+            % {"number": group.number},
         )
 
 
@@ -41,15 +67,7 @@ def enter_result(
     reason: str = "",
 ) -> Game:
     """Set (or correct) a game's result. A correction of a finished game needs a reason."""
-    if result not in Result.values:
-        raise ActionError(
-            ErrorCode.INVALID_INPUT,
-            _(
-                "%(result)r is not a result code; use one of 1-0, 0-1, 1/2-1/2, +-, -+, -- or "
-                "empty for in progress."
-            )
-            % {"result": result},
-        )
+    require_result_code(result)
     reason = reason.strip()
     with transaction.atomic():
         game = (
@@ -58,13 +76,8 @@ def enter_result(
             .get(pk=game.pk)
         )
         require_result_entry(user, game.group)
-        _open_for_results(game.group.stage)
-        if game.group.is_closed:
-            raise ActionError(
-                ErrorCode.WRONG_STATUS,
-                _("Group %(number)s is closed; an organizer can reopen it for a correction.")
-                % {"number": game.group.number},
-            )
+        require_in_play(game.group.stage)
+        require_group_open(game.group)
         if game.version != expected_version:
             raise ActionError(
                 ErrorCode.CONFLICT,
@@ -130,7 +143,7 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
         if group is None:
             raise ActionError(ErrorCode.WRONG_STATUS, _("The entrant has no games in this stage."))
         require_result_entry(user, group)
-        _open_for_results(entry.stage)
+        require_in_play(entry.stage)
         if entry.withdrawn_at is not None:
             raise ActionError(
                 ErrorCode.WRONG_STATUS,

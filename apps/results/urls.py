@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.stages.pages import GROUP
+from apps.stages.pages import GROUP, STAGE
 
 from . import views
 
@@ -11,4 +11,16 @@ urlpatterns = [
     path(GROUP + "results/", views.results, name="group-results"),
     path(GROUP + "results/game/<int:game_number>/", views.game_result, name="game-result"),
     path(GROUP + "results/withdraw/", views.withdraw, name="group-withdraw"),
+    path(GROUP + "results/import/", views.group_import_preview, name="group-results-import"),
+    path(
+        GROUP + "results/import/confirm/",
+        views.group_import_confirm,
+        name="group-results-import-confirm",
+    ),
+    path(STAGE + "results/import/", views.stage_import_preview, name="stage-results-import"),
+    path(
+        STAGE + "results/import/confirm/",
+        views.stage_import_confirm,
+        name="stage-results-import-confirm",
+    ),
 ]

@@ -4,7 +4,12 @@ The results page is a crosstable-like grid: one row per seat, one cell per oppon
 White games are links to the game's form (every game is entered from its White player's row),
 which ``static/js/results.js`` opens in a dialog. Each view parses its input, calls one action
 (:func:`~apps.results.services.enter_result`, :func:`~apps.results.services.withdraw_entrant`,
-:func:`~apps.groups.services.assign_td`) and renders; a refusal is shown, nothing changes.
+:func:`~apps.groups.services.assign_td`, :func:`~apps.results.imports.import_results`) and
+renders; a refusal is shown, nothing changes.
+
+A results file (CSV or PGN) is imported in two steps, for a group by its TD and for a whole
+stage by an organizer: the upload is previewed (a dry run listing every bad line, or what it
+would change), then the confirmation carries the previewed text back and imports it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -26,12 +32,19 @@ from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
 from apps.groups.services import assign_td
 from apps.stages.models import Stage
-from apps.stages.pages import organizer_page
+from apps.stages.pages import manage_url, organizer_page
 from apps.standings.crosstable import build
 from apps.standings.display import colour_columns, compact_cells, points_text
 
-from .forms import DirectorForm, ResultForm, WithdrawalForm
+from .forms import (
+    DirectorForm,
+    ResultForm,
+    ResultImportConfirmForm,
+    ResultImportUploadForm,
+    WithdrawalForm,
+)
 from .history import game_history, recent_changes, result_label
+from .imports import ImportReport, import_results
 from .pages import game_url, result_entry_page, results_url
 from .services import enter_result, withdraw_entrant
 
@@ -128,6 +141,7 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "organizer": is_organizer(request.user, group.stage.tournament),
         "withdrawal_form": WithdrawalForm(entrants=playing),
         "result_form": ResultForm(auto_id="dialog_%s"),
+        "import_form": ResultImportUploadForm(auto_id="import_%s"),
         "changes": recent_changes(group),
     }
     return render(request, "results/results.html", context)
@@ -261,3 +275,140 @@ def director(request: HttpRequest, stage: Stage, number: int) -> HttpResponse:
                 % {"name": td.get_username(), "number": number},
             )
     return redirect(group.get_absolute_url())
+
+
+# ---------------------------------------------------------------------------
+# Importing a results file: a group's (its TD, organizers) or a stage's (organizers)
+# ---------------------------------------------------------------------------
+
+# How many planned changes the preview lists (it counts them all).
+PREVIEW_ROWS = 500
+
+
+def _import_urls(stage: Stage, group: Group | None) -> dict[str, str]:
+    """The preview and confirm addresses of the import, and where it goes back to."""
+    if group is None:
+        args: list = [stage.tournament.slug, stage.order]
+        names = ("stage-results-import", "stage-results-import-confirm")
+        back = manage_url(stage)
+    else:
+        args = [stage.tournament.slug, stage.order, group.number]
+        names = ("group-results-import", "group-results-import-confirm")
+        back = results_url(group)
+    return {
+        "preview_url": reverse(names[0], args=args),
+        "confirm_url": reverse(names[1], args=args),
+        "back_url": back,
+    }
+
+
+def _import_page(
+    request: HttpRequest,
+    stage: Stage,
+    group: Group | None,
+    *,
+    upload_form: ResultImportUploadForm | None = None,
+    report: ImportReport | None = None,
+    confirm_form: ResultImportConfirmForm | None = None,
+    error: ActionError | None = None,
+) -> HttpResponse:
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "group": group,
+        "upload_form": upload_form or ResultImportUploadForm(),
+        "report": report,
+        "shown_changes": report.changes[:PREVIEW_ROWS] if report else [],
+        "confirm_form": confirm_form,
+        "error": error,
+        **_import_urls(stage, group),
+    }
+    if error is not None:
+        status = error.http_status
+    else:
+        status = 400 if upload_form is not None and upload_form.errors else 200
+    return render(request, "results/import.html", context, status=status)
+
+
+def _import_refused(refused: ActionError) -> None:
+    if refused.code == ErrorCode.PERMISSION_DENIED:
+        raise PermissionDenied(refused.message) from refused
+
+
+def _preview_import(request: HttpRequest, stage: Stage, group: Group | None) -> HttpResponse:
+    """Check an uploaded results file (a dry run): every bad line, or what it would do."""
+    form = ResultImportUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _import_page(request, stage, group, upload_form=form)
+    text = form.cleaned_data["file"]
+    try:
+        report = import_results(
+            request.user,
+            group=group,
+            stage=stage,
+            text=text,
+            file_format=form.cleaned_data["format"],
+            dry_run=True,
+        )
+    except ActionError as refused:
+        _import_refused(refused)
+        return _import_page(request, stage, group, error=refused)
+    confirm = ResultImportConfirmForm(initial={"text": text, "format": report.file_format})
+    return _import_page(request, stage, group, report=report, confirm_form=confirm)
+
+
+def _confirm_import(request: HttpRequest, stage: Stage, group: Group | None) -> HttpResponse:
+    """Import the previewed file (all lines or none: the checks are made again)."""
+    back = _import_urls(stage, group)["back_url"]
+    form = ResultImportConfirmForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("The confirmation carried no file; upload it again."))
+        return redirect(back)
+    try:
+        report = import_results(
+            request.user,
+            group=group,
+            stage=stage,
+            text=form.cleaned_data["text"],
+            file_format=form.cleaned_data["format"],
+        )
+    except ActionError as refused:
+        _import_refused(refused)
+        if refused.code in (ErrorCode.BAD_ROWS, ErrorCode.INVALID_INPUT):
+            return _import_page(request, stage, group, error=refused)
+        messages.error(request, refused.message)
+        return redirect(back)
+    messages.success(
+        request,
+        ngettext(
+            "Imported: %(count)s game changed, %(unchanged)s line unchanged.",
+            "Imported: %(count)s games changed, %(unchanged)s lines unchanged.",
+            report.applied,
+        )
+        % {"count": report.applied, "unchanged": report.unchanged},
+    )
+    return redirect(back)
+
+
+@require_POST
+@result_entry_page
+def group_import_preview(request: HttpRequest, group: Group) -> HttpResponse:
+    return _preview_import(request, group.stage, group)
+
+
+@require_POST
+@result_entry_page
+def group_import_confirm(request: HttpRequest, group: Group) -> HttpResponse:
+    return _confirm_import(request, group.stage, group)
+
+
+@require_POST
+@organizer_page
+def stage_import_preview(request: HttpRequest, stage: Stage) -> HttpResponse:
+    return _preview_import(request, stage, None)
+
+
+@require_POST
+@organizer_page
+def stage_import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
+    return _confirm_import(request, stage, None)

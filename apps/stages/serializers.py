@@ -46,34 +46,22 @@ class StageSummarySerializer(serializers.ModelSerializer):
         return reverse("api-stage-detail", args=[stage.pk])
 
 
+def _points(side: str, help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        source=f"points_{side}",
+        max_digits=4,
+        decimal_places=2,
+        coerce_to_string=False,
+        min_value=0,
+        required=False,
+        help_text=help_text,
+    )
+
+
 class PointsSerializer(serializers.Serializer):
-    win = serializers.DecimalField(
-        source="points_win",
-        max_digits=4,
-        decimal_places=2,
-        coerce_to_string=False,
-        min_value=0,
-        required=False,
-        help_text="Points for a win (default 1); more than 0 and at least a draw's.",
-    )
-    draw = serializers.DecimalField(
-        source="points_draw",
-        max_digits=4,
-        decimal_places=2,
-        coerce_to_string=False,
-        min_value=0,
-        required=False,
-        help_text="Points for a draw (default 0.5); at most a win's, at least a loss's.",
-    )
-    loss = serializers.DecimalField(
-        source="points_loss",
-        max_digits=4,
-        decimal_places=2,
-        coerce_to_string=False,
-        min_value=0,
-        required=False,
-        help_text="Points for a loss (default 0); at most a draw's.",
-    )
+    win = _points("win", "Points for a win (default 1); more than 0 and at least a draw's.")
+    draw = _points("draw", "Points for a draw (default 0.5); at most a win's, at least a loss's.")
+    loss = _points("loss", "Points for a loss (default 0); at most a draw's.")
 
 
 class TournamentSerializer(serializers.ModelSerializer):

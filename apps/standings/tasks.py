@@ -16,7 +16,10 @@ from django.db import DatabaseError
 from . import services
 
 
+# outbox=False: a recompute the broker did not take is kept as the group's mark, which the
+# sweep queues again (apps/core/outbox.py would only duplicate it).
 @shared_task(
+    outbox=False,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(DatabaseError,),
@@ -27,7 +30,7 @@ def recompute_group_standings(group_id: int) -> int:
     return services.recompute_if_pending(group_id) or 0
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(outbox=False, acks_late=True, reject_on_worker_lost=True)
 def sweep_stale_standings() -> int:
     """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes."""
     return len(services.sweep_stale_standings())

@@ -28,6 +28,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from apps.accounts.links import claim_token, invitation_token
 from apps.accounts.services import invite
+from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
 from tests.conftest import tasks_in_process
 
@@ -97,6 +98,14 @@ def game(w: World) -> dict:
 
 def job(w: World) -> dict:
     return {**stage(w), "job_id": w.stage.draw_jobs.first().pk}
+
+
+def import_job(w: World) -> dict:
+    return {**stage(w), "job_id": w.stage.import_jobs.first().pk}
+
+
+def import_job_pk(w: World) -> dict:
+    return {"pk": w.stage.import_jobs.first().pk}
 
 
 def stage_pk(w: World) -> dict:
@@ -210,6 +219,8 @@ ROWS: list[Row] = [
     # -- organizers' pages ----------------------------------------------------------------
     Row("stage-manage", ORGANIZER_PAGE, stage),
     Row("draw-progress", ORGANIZER_PAGE, job),
+    Row("stage-import-job", ORGANIZER_PAGE, import_job),
+    Row("stage-import-job-confirm", organizer_post_page(), import_job, "post"),
     Row("stage-entrants-csv", ORGANIZER_PAGE, stage),
     Row("tournament-invitations", ORGANIZER_PAGE, tournament),
     Row("tournament-invitations", organizer_post_page(400), tournament, "post", {}, name="bad"),
@@ -266,6 +277,12 @@ ROWS: list[Row] = [
     Row("group-withdraw", result_post_page(), group, "post"),
     Row("group-close", result_post_page(), group, "post"),
     Row("group-reopen", organizer_post_page(), group, "post", {"reason": "matrix"}),
+    # Results files: the preview of no file is refused (400), a confirmation without one
+    # goes back to the results page (the group's) or the dashboard (the stage's).
+    Row("group-results-import", result_post_page(400), group, "post"),
+    Row("group-results-import-confirm", result_post_page(), group, "post"),
+    Row("stage-results-import", organizer_post_page(400), stage, "post"),
+    Row("stage-results-import-confirm", organizer_post_page(), stage, "post"),
     # -- the API: public reads --------------------------------------------------------------
     api("schema", EVERYONE),
     api("api-docs", EVERYONE),
@@ -322,6 +339,7 @@ ROWS: list[Row] = [
     api("api-stage-entrant", organizer_api(409), pk_entrant, "delete", name="remove"),
     api("api-stage-publish", organizer_api(409), stage_pk, "post"),
     api("api-draw-job", organizer_api(), job_pk),
+    api("api-import-job", organizer_api(), import_job_pk),
     api("api-group-td", organizer_api(400), group_pk, "post", {}),
     api("api-stage-close", organizer_api(409), stage_pk, "post"),
     api("api-stage-adjudication", organizer_api(), stage_pk, "post"),
@@ -343,6 +361,8 @@ ROWS: list[Row] = [
     api("api-group-close", result_api(409), group_pk, "post"),
     # Reopening a closed group is for organizers only (the TD asks them).
     api("api-group-reopen", organizer_api(409), group_pk, "post", {"reason": "matrix"}),
+    api("api-group-results-import", result_api(400), group_pk, "post", {}),
+    api("api-stage-results-import", organizer_api(400), stage_pk, "post", {}),
     # -- Django's admin (one row: its own permission checks) ------------------------------------
     Row("admin:index", statuses(302, staff=200)),
 ]
@@ -401,6 +421,7 @@ def matrix_world(django_db_setup, django_db_blocker):
             org, world.tournament, email="new-org@people.test", role="organizer"
         )
         world.unclaimed = Seat.objects.get(group=world.group, number=2).entrant
+        ImportJob.objects.create(stage=world.stage, dry_run=True)
         yield world
         call_command("flush", interactive=False, verbosity=0)
 

@@ -39,6 +39,8 @@ CHECKS = [
 ]
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+# A PGN body (the result import) is text, as a CSV one is.
+schemathesis.serializer.alias("application/x-chess-pgn", "text/plain")
 
 pytestmark = pytest.mark.slow
 

@@ -203,9 +203,11 @@ class Beat:
 
 @pytest.fixture
 def quick_sweep(monkeypatch) -> None:
-    """Workers and beat started after this sweep every second the marks older than two."""
+    """Workers and beat started after this sweep every second the marks older than two, and
+    the outbox every second."""
     monkeypatch.setenv("STANDINGS_STALE_SECONDS", "2")
     monkeypatch.setenv("STANDINGS_SWEEP_SECONDS", "1")
+    monkeypatch.setenv("OUTBOX_SWEEP_SECONDS", "1")
 
 
 @pytest.fixture

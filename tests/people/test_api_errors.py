@@ -5,6 +5,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS (400 too_many_fields). Pages keep their HTML error
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -126,3 +127,40 @@ def test_pages_keep_their_html_error_pages(db, settings):
     assert answer["Content-Type"].startswith("text/html")
     missing = client.get("/no-such-page/")
     assert missing.status_code == 404 and missing["Content-Type"].startswith("text/html")
+
+
+def test_a_csv_body_over_the_request_limit_answers_413_unread(world, api, settings):
+    settings.REQUEST_BODY_MAX_BYTES = 1000
+    client = api(world.users["organizer"])
+    before = world.stage.entries.count()
+    answer = client.post(
+        f"/api/stages/{world.stage.pk}/entrants/import/",
+        "code,name,nation\n" + "A1,Name,ITA\n" * 200,
+        content_type="text/csv",
+    )
+    assert answer.status_code == 413
+    assert _shape(answer)["code"] == "request_too_large"
+    assert world.stage.entries.count() == before
+
+
+def test_a_file_upload_over_the_request_limit_answers_413(world, api, settings):
+    """Django limits a multipart body's fields, not its files: the request limit does."""
+    settings.REQUEST_BODY_MAX_BYTES = 1000
+    client = api(world.users["organizer"])
+    upload = SimpleUploadedFile("e.csv", b"code,name,nation\n" + b"A1,Name,ITA\n" * 200)
+    answer = client.post(
+        f"/api/stages/{world.stage.pk}/entrants/import/", {"file": upload}, format="multipart"
+    )
+    assert answer.status_code == 413
+    assert _shape(answer)["code"] == "request_too_large"
+
+
+def test_a_page_upload_over_the_request_limit_answers_the_413_page(world, settings):
+    settings.REQUEST_BODY_MAX_BYTES = 1000
+    client = Client()
+    client.force_login(world.users["organizer"])
+    upload = SimpleUploadedFile("e.csv", b"code,name,nation\n" + b"A1,Name,ITA\n" * 200)
+    answer = client.post(f"/t/{world.tournament.slug}/s/1/import/", {"file": upload, "mode": "add"})
+    assert answer.status_code == 413
+    assert answer["Content-Type"].startswith("text/html")
+    assert "too large" in answer.text and "1000" in answer.text

@@ -1,0 +1,934 @@
+"""Importing results in bulk: a CSV or PGN file of finished games, for a group (its TD or an
+organizer) or a whole stage (organizers), all lines or none.
+
+The work comes in three steps, none of them knowing HTTP:
+
+1. **Reading** (:func:`read_csv`, :func:`read_pgn`) turns the file into :class:`Line` records,
+   each with the line it starts on: who played White and Black (entrant codes, or the names of
+   a PGN's ``White``/``Black`` tags), the result, the finish date and the game score parsed by
+   python-chess (moves checked legal, the result checked against the end of the moves).
+2. **Checking** finds each line's game in one read of the scope's seats and games, keyed by
+   (White, Black), and says what is wrong with it: an unknown player, no such pairing, the
+   colours swapped, a game listed twice, finished already with another result, a closed group.
+3. **Applying** (:func:`import_results` without ``dry_run``) does it all again in one
+   transaction with the games (then their groups) locked, so a refusal changes nothing and
+   what is applied is what the locked rows allow. Changed games are written with
+   ``bulk_update`` in chunks, one ``results.imported`` audit event sums the import up (with a
+   ``result.entered`` event per result, so every game's history shows it), and the standings
+   are marked once per group touched.
+
+A game finished already with the same result is *unchanged* (importing a file twice is
+harmless); if the file brings a score or a finish date the game did not have (or another
+one), those are stored without touching the result. An import never corrects a result: a
+correction needs a reason, given on the game's own page.
+
+No e-mail is sent per imported result: a file carries games that are long over, often a
+whole stage's (500,000 results would be a million e-mails at once); the players see their
+results on the group's pages and the TDs find every imported result in their daily digest.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import TextIO, cast
+
+import chess
+import chess.pgn
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from apps.core.audit import results_imported
+from apps.core.bulk import update_rows
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import require_organizer, require_result_entry
+from apps.core.results import Result
+from apps.groups.models import Game, Group, Seat
+from apps.stages.models import Stage
+from apps.standings.services import schedule_recomputes
+
+from .services import require_group_open, require_in_play, require_result_code
+
+FORMATS = ("csv", "pgn")
+CSV_COLUMNS = ("white", "black", "result", "date", "pgn")
+CSV_REQUIRED = ("white", "black", "result")
+# Games read, locked and written per query.
+CHUNK = 1000
+# PGN results; a forfeit (not played) may stand in a Result tag only without moves.
+PLAYED = (Result.WHITE_WINS, Result.BLACK_WINS, Result.DRAW)
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+PGN_DATE = re.compile(r"(\d{4})\.(\d{2})\.(\d{2})")
+UNKNOWN_DATE = "????.??.??"
+# A PGN tag pair on a line of its own (as python-chess reads tags).
+TAG_LINE = chess.pgn.TAG_REGEX
+
+
+# ---------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Line:
+    """One game of the file, as read: ``white``/``black`` are entrant codes, or names where
+    ``by_name`` says so (a PGN game without a code tag for that side); ``problems`` are what
+    reading found wrong."""
+
+    line: int
+    white: str
+    black: str
+    result: str
+    finished_on: date | None = None
+    score: _Score | None = None
+    by_name: tuple[bool, bool] = (False, False)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What the import does to one game (for the preview, and then done)."""
+
+    line: int
+    game_id: int
+    group_number: int
+    number: int
+    white: str
+    black: str
+    old: str
+    new: str
+    finished_on: date | None
+    scored: bool  # the file brings a game score
+
+    @property
+    def result_set(self) -> bool:
+        """False when only the score or the finish date of a finished game is added."""
+        return self.old != self.new
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did (or, in a dry run, would do): the games it changes and how many
+    lines left their game as it was."""
+
+    file_format: str
+    dry_run: bool
+    changes: list[Change]
+    unchanged: int
+
+    @property
+    def applied(self) -> int:
+        return len(self.changes)
+
+    @property
+    def results(self) -> int:
+        """How many games get their result from the file."""
+        return sum(1 for c in self.changes if c.result_set)
+
+    @property
+    def scores_only(self) -> int:
+        """How many finished games only get a score or a finish date."""
+        return self.applied - self.results
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a line (a line may have several)."""
+
+    line: int
+    message: str
+
+
+# ---------------------------------------------------------------------------
+# Reading game scores (python-chess)
+# ---------------------------------------------------------------------------
+
+
+class _LineCountingReader:
+    """A text python-chess reads line by line (all it asks of a file), counting the lines
+    read so far.
+
+    python-chess ends a game's moves at a blank line only; files glued together often lack
+    it before the next game's first tag. So a tag line right after a line of moves is
+    preceded by a blank line that is not in the text (and not counted)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = io.StringIO(text)
+        self._held = ""
+        self._in_moves = False
+        self.number = 0
+
+    def readline(self) -> str:
+        if self._held:
+            line, self._held = self._held, ""
+            self.number += 1
+            return line
+        line = self._text.readline()
+        if not line:
+            return line
+        is_tag = TAG_LINE.match(line) is not None
+        if is_tag and self._in_moves:
+            self._held, self._in_moves = line, False
+            return "\n"
+        self._in_moves = not (is_tag or line.isspace())
+        self.number += 1
+        return line
+
+    def read(self) -> str:
+        return self._held + self._text.read()
+
+
+class _Score(chess.pgn.Game):
+    """A game as python-chess reads it, with what the import also needs to know: the line
+    it starts on, the result written after its moves, and its first illegal move."""
+
+    start_line = 0
+    termination = ""
+    illegal = ""  # e.g. "12… Nf3"
+
+
+class _ScoreBuilder(chess.pgn.GameBuilder[_Score]):
+    """python-chess's game builder, filling in :class:`_Score`'s extras; errors are
+    collected in ``game.errors`` without being logged."""
+
+    def __init__(self, reader: _LineCountingReader) -> None:
+        super().__init__(Game=_Score)
+        self.reader = reader
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self.game.start_line = self.reader.number
+
+    def visit_result(self, result: str) -> None:
+        self.game.termination = result
+        super().visit_result(result)
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        try:
+            move = board.parse_san(san)
+            if not move:  # "--", a null move: no move at all
+                raise chess.IllegalMoveError(f"null move {san!r}")
+        except ValueError:
+            if not self.game.illegal:
+                dots = "." if board.turn == chess.WHITE else "…"
+                self.game.illegal = f"{board.fullmove_number}{dots} {san}"
+            raise
+        return move
+
+    def end_variation(self) -> None:
+        # A stray ")" after an illegal move would pop the main line itself.
+        if len(self.variation_stack) > 1:
+            super().end_variation()
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def _read_score(reader: _LineCountingReader) -> _Score | None:
+    """The next game of ``reader`` (None at the end). A text python-chess trips over gives a
+    game whose ``errors`` say so, and the reading goes on after its next blank line."""
+    builders: list[_ScoreBuilder] = []
+
+    def builder() -> _ScoreBuilder:
+        builders.append(_ScoreBuilder(reader))
+        return builders[-1]
+
+    try:
+        return chess.pgn.read_game(cast(TextIO, reader), Visitor=builder)
+    except Exception as error:  # any text comes in, and python-chess is not proof to all
+        game = getattr(builders[-1], "game", None) if builders else None
+        if game is None:
+            game = _Score()
+            game.start_line = reader.number
+        game.errors.append(error)
+        while (line := reader.readline()) and not line.isspace():
+            pass
+        return game
+
+
+def _score_problems(game: _Score) -> list[str]:
+    """What is wrong with a parsed game score by itself: an illegal move, a position or a
+    text python-chess cannot read, a variant other than chess."""
+    if game.illegal:
+        return [_("illegal move %(move)s") % {"move": game.illegal}]
+    if game.errors:
+        return [
+            _("the game score cannot be read: %(error)s") % {"error": error}
+            for error in game.errors
+        ]
+    try:
+        chess_game = game.headers.variant() is chess.Board
+    except ValueError:
+        chess_game = False
+    if not chess_game:
+        return [_("the game is %(variant)s, not chess") % {"variant": game.headers.get("Variant")}]
+    return []
+
+
+def _has_moves(game: _Score) -> bool:
+    return bool(game.variations)
+
+
+def _ending_problems(game: _Score, result: Result) -> list[str]:
+    """The result against the moves: the result written after the moves, a forfeit with
+    moves, a checkmate or a stalemate that says otherwise."""
+    if result.forfeit and _has_moves(game):
+        return [
+            _("a forfeit (%(result)s) was not played: leave the game score out")
+            % {"result": result.value}
+        ]
+    termination = game.termination
+    if termination not in ("", "*") and termination != result:
+        return [
+            _("the result %(result)s does not match the result %(end)s after the moves")
+            % {"result": result.value, "end": termination}
+        ]
+    if not _has_moves(game):
+        return []
+    board = game.end().board()
+    if board.is_checkmate():
+        won = Result.BLACK_WINS if board.turn == chess.WHITE else Result.WHITE_WINS
+        if result != won:
+            return [
+                _("the moves end in checkmate, so the result is %(won)s, not %(result)s")
+                % {"won": won.value, "result": result.value}
+            ]
+    elif (board.is_stalemate() or board.is_insufficient_material()) and result != Result.DRAW:
+        return [
+            _("the moves end in a drawn position, so the result is 1/2-1/2, not %(result)s")
+            % {"result": result.value}
+        ]
+    return []
+
+
+def _pgn_date(value: str) -> tuple[date | None, str]:
+    """A complete PGN date (YYYY.MM.DD) as a date; partial or unknown dates are no date.
+    Second: the problem, if the date looks complete but is none."""
+    match = PGN_DATE.fullmatch(value.strip())
+    if match is None:
+        return None, ""
+    try:
+        return date(*(int(part) for part in match.groups())), ""
+    except ValueError:
+        return None, _("the Date tag %(date)s is not a date") % {"date": value}
+
+
+def _check_date(day: date | None) -> list[str]:
+    """A finish date after tomorrow is a typing error (tomorrow: a player ahead in time)."""
+    if day is not None and day > timezone.localdate() + timedelta(days=1):
+        return [_("the date %(date)s is in the future") % {"date": day.isoformat()}]
+    return []
+
+
+# ---------------------------------------------------------------------------
+# Reading a CSV file
+# ---------------------------------------------------------------------------
+
+
+def _refuse_file(line: int, message: str) -> ActionError:
+    """A file that cannot be read at all (its header, its text)."""
+    return _bad_lines([Problem(line, message)])
+
+
+def _csv_score(text: str, result: str) -> tuple[_Score | None, list[str]]:
+    """A CSV cell's game score (PGN movetext or a whole PGN game) and its problems."""
+    if not text.strip():
+        return None, []
+    reader = _LineCountingReader(text)
+    game = _read_score(reader)
+    if game is None:
+        return None, []
+    problems = _score_problems(game)
+    if reader.read().strip():
+        problems.append(_("the pgn cell holds more than one game, or a blank line in the moves"))
+    tag = game.headers.get("Result", "*")
+    known = result in Result.values and not Result(result).forfeit  # forfeits: no moves
+    if not problems and tag not in ("*", "") and tag != result and known:
+        problems.append(
+            _("the pgn's result %(tag)s does not match the result %(result)s")
+            % {"tag": tag, "result": result}
+        )
+    return game, problems
+
+
+def read_csv(text: str) -> list[Line]:
+    """The lines of a results CSV: a header naming the columns ``white``, ``black``,
+    ``result`` and optionally ``date`` and ``pgn`` (any order), then one game a line.
+
+    A header that cannot be used refuses the file at once; every other problem stays with
+    its line (:attr:`Line.problems`) so that all of them are listed together.
+    """
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    rows = _csv_rows(reader)
+    header_line, header = next(rows, (1, []))
+    names = [cell.strip().lower() for cell in header]
+    while names and not names[-1]:  # a spreadsheet's trailing empty columns
+        names.pop()
+    unknown = [n for n in names if n not in CSV_COLUMNS]
+    missing = [n for n in CSV_REQUIRED if n not in names]
+    if unknown or missing or len(set(names)) != len(names):
+        raise _refuse_file(
+            header_line,
+            _(
+                "the first line must name the columns: white, black, result, and optionally "
+                "date and pgn (found: %(found)s). A PGN file is imported with the format PGN."
+            )
+            % {"found": ", ".join(header) or _("nothing")},
+        )
+    lines = []
+    for number, row in rows:
+        if any(cell.strip() for cell in row[len(names) :]):
+            lines.append(
+                Line(
+                    number,
+                    "",
+                    "",
+                    "",
+                    problems=[
+                        _("the line has %(cells)s cells, the header %(columns)s")
+                        % {"cells": len(row), "columns": len(names)}
+                    ],
+                )
+            )
+            continue
+        cells = dict(zip(names, (cell.strip() for cell in row), strict=False))
+        lines.append(_csv_line(number, cells))
+    return lines
+
+
+def _csv_rows(reader) -> Iterator[tuple[int, list[str]]]:
+    """(the line a row starts on, its cells) for every row with something in it."""
+    start = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = reader.line_num + 1
+    except csv.Error as error:
+        raise _refuse_file(
+            start, _("the CSV cannot be read from here on: %(error)s") % {"error": error}
+        ) from error
+
+
+def _csv_line(number: int, cells: dict[str, str]) -> Line:
+    # A leading apostrophe is how a spreadsheet keeps "+-" text (apps/core/csvfiles.py).
+    result = cells.get("result", "").removeprefix("'")
+    line = Line(number, cells.get("white", ""), cells.get("black", ""), result)
+    if not line.white:
+        line.problems.append(_("the white column is empty: give White's entrant code"))
+    if not line.black:
+        line.problems.append(_("the black column is empty: give Black's entrant code"))
+    line.problems += _result_problems(result)
+    when = cells.get("date", "")
+    if when:
+        try:
+            if not ISO_DATE.fullmatch(when):
+                raise ValueError(when)
+            line.finished_on = date.fromisoformat(when)
+        except ValueError:
+            line.problems.append(
+                _("the date %(date)r is not a date written YYYY-MM-DD") % {"date": when}
+            )
+    line.score, problems = _csv_score(cells.get("pgn", ""), result)
+    line.problems += problems
+    if line.score is not None and line.finished_on is None and not problems:
+        line.finished_on, problem = _pgn_date(line.score.headers.get("Date", UNKNOWN_DATE))
+        line.problems += [problem] if problem else []
+    line.problems += _check_date(line.finished_on)
+    if line.score is not None and not line.problems:
+        line.problems += _ending_problems(line.score, Result(result))
+    return line
+
+
+def _result_problems(result: str) -> list[str]:
+    """The import's result check: a result code (the check every result entry makes) of a
+    finished game."""
+    try:
+        code = require_result_code(result)
+    except ActionError as refused:
+        return [refused.message]
+    if not code.finished:
+        return [
+            _(
+                "the result is missing: an import sets finished games only (1-0, 0-1, "
+                "1/2-1/2, +-, -+, --)"
+            )
+        ]
+    return []
+
+
+# ---------------------------------------------------------------------------
+# Reading a PGN file
+# ---------------------------------------------------------------------------
+
+
+def read_pgn(text: str) -> list[Line]:
+    """The games of a PGN file. A game's players are its ``WhiteCode``/``BlackCode`` tags
+    (entrant codes), or else its ``White``/``Black`` tags (names); its result is the
+    ``Result`` tag, its finish date the ``Date`` tag when complete (YYYY.MM.DD)."""
+    reader = _LineCountingReader(text.lstrip("\ufeff"))
+    lines = []
+    while (game := _read_score(reader)) is not None:
+        lines.append(_pgn_line(game))
+    return lines
+
+
+def _tag(game: _Score, name: str) -> str:
+    value = game.headers.get(name, "").strip()
+    return "" if value == "?" else value
+
+
+def _pgn_line(game: _Score) -> Line:
+    white_code, black_code = _tag(game, "WhiteCode"), _tag(game, "BlackCode")
+    tag = game.headers.get("Result", "*")
+    line = Line(
+        game.start_line,
+        white_code or _tag(game, "White"),
+        black_code or _tag(game, "Black"),
+        tag,
+        score=game,
+        by_name=(not white_code, not black_code),
+    )
+    if not line.white:
+        line.problems.append(_("no WhiteCode or White tag names the White player"))
+    if not line.black:
+        line.problems.append(_("no BlackCode or Black tag names the Black player"))
+    line.problems += _score_problems(game)
+    if tag not in Result.values or not Result(tag).finished:
+        line.problems.append(
+            _("the Result tag is %(tag)s: only finished games (1-0, 0-1, 1/2-1/2) can be imported")
+            % {"tag": tag or "''"}
+        )
+    line.finished_on, problem = _pgn_date(game.headers.get("Date", UNKNOWN_DATE))
+    line.problems += [problem] if problem else []
+    line.problems += _check_date(line.finished_on)
+    if not line.problems:
+        line.problems += _ending_problems(game, Result(tag))
+    return line
+
+
+def guess_format(text: str) -> str:
+    """``pgn`` for a text that starts with a tag (``[``), else ``csv``."""
+    return "pgn" if text.lstrip("\ufeff \t\r\n").startswith("[") else "csv"
+
+
+def read_lines(text: str, file_format: str) -> list[Line]:
+    """The file's lines, read as ``file_format`` (``csv`` or ``pgn``)."""
+    lines = read_pgn(text) if file_format == "pgn" else read_csv(text)
+    if not lines:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("The file holds no results: nothing was imported.")
+            if file_format == "csv"
+            else _("The file holds no PGN games: nothing was imported."),
+        )
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Checking against the games
+# ---------------------------------------------------------------------------
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+@dataclass
+class _Scope:
+    """The players and games a file may name: one group's, or a whole stage's."""
+
+    stage: Stage
+    group: Group | None
+    codes: dict[str, int] = field(default_factory=dict)  # code -> entrant id
+    names: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    players: dict[int, tuple[str, str, int]] = field(default_factory=dict)  # (code, name, group)
+    groups: dict[int, Group] = field(default_factory=dict)
+    games: dict[tuple[int, int], int] = field(default_factory=dict)  # (white, black) -> game
+    # A group's import: unknown codes that play in another group of the stage -> its number.
+    elsewhere: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, stage: Stage, group: Group | None) -> _Scope:
+        """Three queries: the groups, the seats with the entrants' codes and names, and the
+        games' (White, Black) pairs."""
+        scope = cls(stage, group)
+        groups = Group.objects.filter(pk=group.pk) if group else stage.groups.all()
+        scope.groups = {g.pk: g for g in groups.only("id", "stage_id", "number", "closed_at")}
+        seats = Seat.objects.filter(group=group) if group else Seat.objects.filter(stage=stage)
+        for entrant, code, name, group_id in seats.values_list(
+            "entrant_id", "entrant__code", "entrant__name", "group_id"
+        ).iterator(chunk_size=10_000):
+            scope.codes[code] = entrant
+            scope.names[_name_key(name)].append(entrant)
+            scope.players[entrant] = (code, name, group_id)
+        games = (
+            Game.objects.filter(group=group) if group else Game.objects.filter(group__stage=stage)
+        )
+        for game_id, white, black in games.values_list("id", "white_id", "black_id").iterator(
+            chunk_size=10_000
+        ):
+            scope.games[(white, black)] = game_id
+        return scope
+
+    def where(self) -> str:
+        if self.group is not None:
+            return _("group %(number)s") % {"number": self.group.number}
+        return _("this stage")
+
+    def shown(self, entrant: int) -> str:
+        code, name, _group = self.players[entrant]
+        return f"{name} ({code})"
+
+    def group_number(self, entrant: int) -> int:
+        return self.groups[self.players[entrant][2]].number
+
+
+def _find_elsewhere(scope: _Scope, lines: Sequence[Line]) -> None:
+    """For a group's import, find where the unknown codes play in the stage (one query per
+    chunk of them), to say "plays in group 5" rather than "unknown"."""
+    if scope.group is None:
+        return
+    unknown = sorted(
+        {
+            who
+            for line in lines
+            for who, by_name in zip((line.white, line.black), line.by_name, strict=True)
+            if who and not by_name and who not in scope.codes
+        }
+    )
+    for start in range(0, len(unknown), CHUNK):
+        scope.elsewhere.update(
+            Seat.objects.filter(stage=scope.stage, entrant__code__in=unknown[start : start + CHUNK])
+            .values_list("entrant__code", "group__number")
+            .iterator()
+        )
+
+
+def _player(scope: _Scope, who: str, by_name: bool, problems: list[str]) -> int | None:
+    """The entrant a line names, or None (with the reason added to ``problems``)."""
+    if not by_name:
+        entrant = scope.codes.get(who)
+        if entrant is None and who in scope.elsewhere:
+            problems.append(
+                _("%(code)s plays in group %(other)s, not in %(where)s")
+                % {"code": who, "other": scope.elsewhere[who], "where": scope.where()}
+            )
+        elif entrant is None:
+            problems.append(
+                _("unknown player %(code)s: no entrant of %(where)s has this code")
+                % {"code": who, "where": scope.where()}
+            )
+        return entrant
+    found = scope.names.get(_name_key(who), [])
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        problems.append(
+            _("unknown player %(name)r: no entrant of %(where)s has this name")
+            % {"name": who, "where": scope.where()}
+        )
+    else:
+        problems.append(
+            _(
+                "%(count)s entrants of %(where)s are named %(name)r: add WhiteCode and "
+                "BlackCode tags with their codes"
+            )
+            % {"count": len(found), "where": scope.where(), "name": who}
+        )
+    return None
+
+
+def _pairing(scope: _Scope, line: Line) -> int | None:
+    """The game a line is about, or None with the reasons in ``line.problems``."""
+    problems: list[str] = []
+    white = _player(scope, line.white, line.by_name[0], problems) if line.white else None
+    black = _player(scope, line.black, line.by_name[1], problems) if line.black else None
+    line.problems[:0] = problems
+    if white is None or black is None:
+        return None
+    if white == black:
+        line.problems.insert(
+            0, _("White and Black are the same player, %(who)s") % {"who": scope.shown(white)}
+        )
+        return None
+    game = scope.games.get((white, black))
+    if game is not None:
+        return game
+    if (black, white) in scope.games:
+        line.problems.insert(
+            0,
+            _("colours swapped: this pairing has %(white)s as White")
+            % {"white": scope.shown(black)},
+        )
+    elif scope.group is None and scope.group_number(white) != scope.group_number(black):
+        line.problems.insert(
+            0,
+            _("%(white)s (group %(wg)s) and %(black)s (group %(bg)s) are in different groups")
+            % {
+                "white": scope.shown(white),
+                "wg": scope.group_number(white),
+                "black": scope.shown(black),
+                "bg": scope.group_number(black),
+            },
+        )
+    else:
+        line.problems.insert(
+            0,
+            _("no such pairing: %(white)s and %(black)s do not meet in group %(group)s")
+            % {
+                "white": scope.shown(white),
+                "black": scope.shown(black),
+                "group": scope.group_number(white),
+            },
+        )
+    return None
+
+
+def _games(ids: Sequence[int], *, lock: bool) -> dict[int, Game]:
+    """The games by id, every field the import reads or writes; locked (in id order, so two
+    imports never wait for each other crosswise) when ``lock``."""
+    games = Game.objects.only(
+        "id",
+        "group_id",
+        "number",
+        "round",
+        "white_id",
+        "black_id",
+        "result",
+        "adjudicated",
+        "version",
+        "updated_at",
+        "pgn",
+        "finished_on",
+    ).order_by("pk")
+    if lock:
+        games = games.select_for_update(of=("self",))
+    found: dict[int, Game] = {}
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), CHUNK):
+        found.update((g.pk, g) for g in games.filter(pk__in=ordered[start : start + CHUNK]))
+    return found
+
+
+def _stored_pgn(scope: _Scope, game: Game, line: Line, result: Result) -> str:
+    """The score as the game keeps it: a whole PGN game, its Seven Tag Roster filled in (the
+    players' names, the result; the event, the round and the date when the file left them
+    unknown) and the players' codes added, as python-chess writes it. Empty without moves."""
+    score = line.score
+    if score is None or not _has_moves(score):
+        return ""
+    headers = score.headers
+    white_code, white_name, _group = scope.players[game.white_id]
+    black_code, black_name, _group = scope.players[game.black_id]
+    if _tag(score, "Event") == "":
+        headers["Event"] = scope.stage.tournament.name
+    if headers.get("Date", UNKNOWN_DATE) in ("", UNKNOWN_DATE) and line.finished_on:
+        headers["Date"] = line.finished_on.strftime("%Y.%m.%d")
+    if _tag(score, "Round") == "" and game.round:
+        headers["Round"] = str(game.round)
+    headers["White"], headers["Black"] = white_name, black_name
+    headers["Result"] = result.value
+    headers["WhiteCode"], headers["BlackCode"] = white_code, black_code
+    return score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+
+
+@dataclass
+class _Plan:
+    changes: list[tuple[Change, Game]] = field(default_factory=list)
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _locked_groups(ids: set[int]) -> dict[int, Group]:
+    """The groups, locked (in id order) and read again: a group closed meanwhile refuses its
+    lines. Locked after their games, the order result entry takes them in (the game, then
+    the group's standings mark)."""
+    groups = (
+        Group.objects.select_for_update(of=("self",))
+        .only("id", "stage_id", "number", "closed_at")
+        .order_by("pk")
+    )
+    found: dict[int, Group] = {}
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), CHUNK):
+        found.update((g.pk, g) for g in groups.filter(pk__in=ordered[start : start + CHUNK]))
+    return found
+
+
+def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
+    """Every line against its game: what to change, what is unchanged, and every problem.
+    With ``lock`` the games and then their groups are locked and read again first."""
+    plan = _Plan()
+    _find_elsewhere(scope, lines)
+    first_line: dict[int, int] = {}
+    matched: list[tuple[Line, int]] = []
+    for line in lines:
+        game_id = _pairing(scope, line)
+        if game_id is not None:
+            if game_id in first_line:
+                line.problems.insert(
+                    0,
+                    _("the game is listed twice: also on line %(line)s")
+                    % {"line": first_line[game_id]},
+                )
+            else:
+                first_line[game_id] = line.line
+                if not line.problems:
+                    matched.append((line, game_id))
+        plan.problems += [Problem(line.line, message) for message in line.problems]
+    games = _games([game_id for _line, game_id in matched], lock=lock)
+    groups = _locked_groups({g.group_id for g in games.values()}) if lock else scope.groups
+    for line, game_id in matched:
+        game = games[game_id]
+        result = Result(line.result)
+        group = groups[game.group_id]
+        if game.result and game.result != result:
+            plan.problems.append(
+                Problem(
+                    line.line,
+                    _(
+                        "the game is finished already with %(old)s; a correction is made on "
+                        "the game's page, with a reason"
+                    )
+                    % {"old": Result.describe(game.result)},
+                )
+            )
+            continue
+        pgn = _stored_pgn(scope, game, line, result)
+        new_score = bool(pgn) and pgn != game.pgn
+        new_date = line.finished_on is not None and line.finished_on != game.finished_on
+        if game.result and not (new_score or new_date):
+            plan.unchanged += 1
+            continue
+        try:
+            require_group_open(group)
+        except ActionError as refused:
+            plan.problems.append(Problem(line.line, refused.message))
+            continue
+        change = Change(
+            line.line,
+            game.pk,
+            group.number,
+            game.number,
+            scope.shown(game.white_id),
+            scope.shown(game.black_id),
+            game.result,
+            result.value,
+            line.finished_on if new_date else game.finished_on,
+            new_score,
+        )
+        if new_score:
+            game.pgn = pgn
+        if new_date:
+            game.finished_on = line.finished_on
+        plan.changes.append((change, game))
+    plan.problems.sort(key=lambda p: p.line)
+    return plan
+
+
+def _bad_lines(problems: Sequence[Problem]) -> ActionError:
+    count = len({p.line for p in problems})
+    return ActionError(
+        ErrorCode.BAD_ROWS,
+        ngettext(
+            "The file has %(count)s bad line; nothing was imported. Correct it and import the "
+            "whole file again.",
+            "The file has %(count)s bad lines; nothing was imported. Correct them and import "
+            "the whole file again.",
+            count,
+        )
+        % {"count": count},
+        [{"line": p.line, "message": p.message} for p in problems],
+    )
+
+
+# ---------------------------------------------------------------------------
+# The action
+# ---------------------------------------------------------------------------
+
+
+def import_results(
+    user,
+    *,
+    text: str,
+    file_format: str | None = None,
+    group: Group | None = None,
+    stage: Stage | None = None,
+    dry_run: bool = False,
+) -> ImportReport:
+    """Import a file of results into ``group`` (its TD or an organizer) or, without a
+    group, into ``stage`` (organizers): every line or none.
+
+    ``file_format`` is ``csv`` or ``pgn`` (None: guessed, see :func:`guess_format`). A dry
+    run checks everything and writes nothing. Refusals: permission (403), the stage not in
+    play (409), an empty file (400), bad lines (400, ``bad_rows``, each with its line).
+    """
+    if group is not None:
+        stage = group.stage
+        require_result_entry(user, group)
+    elif stage is not None:
+        require_organizer(user, stage.tournament)
+    else:
+        raise ValueError("import_results needs a group or a stage")
+    require_in_play(stage)
+    file_format = file_format or guess_format(text)
+    if file_format not in FORMATS:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("%(format)r is no file format here; use csv or pgn.") % {"format": file_format},
+        )
+    lines = read_lines(text, file_format)
+    if dry_run:
+        scope = _Scope.read(stage, group)
+        plan = _judge(scope, lines, lock=False)
+        if plan.problems:
+            raise _bad_lines(plan.problems)
+        return ImportReport(file_format, True, [c for c, _g in plan.changes], plan.unchanged)
+    with transaction.atomic():
+        scope = _Scope.read(stage, group)
+        plan = _judge(scope, lines, lock=True)
+        # The stage as it is now that its games and groups are locked (closing a stage
+        # locks it and then closes its groups: it is over, or waits for this import).
+        require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
+        if plan.problems:
+            raise _bad_lines(plan.problems)
+        _apply(user, scope, plan, file_format)
+    return ImportReport(file_format, False, [c for c, _g in plan.changes], plan.unchanged)
+
+
+def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
+    """Write the plan (inside the import's transaction): the games in chunks, the audit
+    events, the standings marks of the groups whose results changed."""
+    now = timezone.now()
+    games = []
+    entered = []
+    scored = []
+    for change, game in plan.changes:
+        game.version += 1
+        if change.result_set:
+            game.result, game.adjudicated, game.updated_at = change.new, False, now
+            entered.append(game)
+        else:
+            # The result stays, and so does when it was entered: the standings order
+            # finished games by that (FIDE's rules for unplayed games).
+            scored.append(game)
+        games.append(game)
+    columns = ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on")
+    update_rows(Game, columns, ((g.pk, *(getattr(g, c) for c in columns)) for g in games))
+    results_imported(
+        user,
+        stage=scope.stage,
+        group=scope.group,
+        file_format=file_format,
+        entered=entered,
+        scored=scored,
+        unchanged=plan.unchanged,
+    )
+    schedule_recomputes(sorted({g.group_id for g in entered}))
