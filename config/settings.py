@@ -387,3 +387,5 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 # The longest request body of any kind, files included (a 200,000-row entrant file is about
 # 12 MB): longer ones are refused with 413 before they are read (apps.core.middleware).
 REQUEST_BODY_MAX_BYTES = int(_ENV.get("REQUEST_BODY_MAX_BYTES", 32 * 1024 * 1024))
+# Entrant files with more data rows are imported by a Celery job (apps/entrants/jobs.py).
+ENTRANT_IMPORT_JOB_ROWS = int(_ENV.get("ENTRANT_IMPORT_JOB_ROWS", 5000))

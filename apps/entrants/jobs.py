@@ -505,7 +505,7 @@ def fail(job_id: int, message: str, details: list | None = None) -> bool:
     """Mark the job failed with ``message`` unless it has finished; True if this did."""
     with transaction.atomic():
         job = (
-            ImportJob.objects.select_for_update()
+            ImportJob.objects.select_for_update(of=("self",))
             .select_related("stage__tournament")
             .filter(pk=job_id)
             .first()
@@ -568,7 +568,11 @@ def _finish(job_id: int, parsed: services.ParsedFile) -> str:
     stage_id = ImportJob.objects.values_list("stage_id", flat=True).get(pk=job_id)
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage_id)
-        job = ImportJob.objects.select_for_update().select_related("started_by").get(pk=job_id)
+        job = (
+            ImportJob.objects.select_for_update(of=("self",))
+            .select_related("started_by")
+            .get(pk=job_id)
+        )
         if job.finished:
             return "finished"
         job.stage = stage

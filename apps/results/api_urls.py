@@ -10,10 +10,14 @@ from .api import (
     StageResultImportView,
     WithdrawalView,
 )
+from .downloads import GamePgnView, GroupGamesPgnView, StageGamesPgnView
 
 urlpatterns = [
     path("games/<int:pk>/", GameView.as_view(), name="api-game"),
     path("games/<int:pk>/result/", GameResultView.as_view(), name="api-game-result"),
+    path("games/<int:pk>/pgn", GamePgnView.as_view(), name="api-game-pgn"),
+    path("groups/<int:pk>/games.pgn", GroupGamesPgnView.as_view(), name="api-group-games-pgn"),
+    path("stages/<int:pk>/games.pgn", StageGamesPgnView.as_view(), name="api-stage-games-pgn"),
     path("groups/<int:pk>/td/", GroupDirectorView.as_view(), name="api-group-td"),
     path(
         "groups/<int:pk>/results/import/",

@@ -300,6 +300,9 @@ ROWS: list[Row] = [
     api("api-stage-qualification", EVERYONE, stage_pk),
     api("api-players", EVERYONE, query="q=ka"),
     api("api-game", EVERYONE, game_pk),
+    api("api-game-pgn", EVERYONE, game_pk),
+    api("api-group-games-pgn", EVERYONE, group_pk),
+    api("api-stage-games-pgn", EVERYONE, stage_pk),
     api("api-not-found", NOT_FOUND),
     # -- the API: accounts ------------------------------------------------------------------
     api("api-auth-token", statuses(400), method="post", data={"username": "org"}),

@@ -74,7 +74,7 @@ def test_organizer_closes_the_preliminary_confirms_qualifiers_and_draws_the_semi
 
     sign_in(page, f"{base}/t/qual-cup/s/1/manage/")
     closing = page.locator("#closing")
-    expect(closing.get_by_role("heading")).to_contain_text("Play and closing")
+    expect(closing.get_by_role("heading", level=2)).to_contain_text("Play and closing")
     expect(closing.locator("#open-games")).to_have_text("0")
     closing.get_by_role("button", name="Close the stage").click()
     say_yes(page)
