@@ -302,6 +302,19 @@ CELERY_BEAT_SCHEDULE["standings-sweep"] = {
     # beat keeps sending, and one is enough.
     "options": {"expires": STANDINGS_SWEEP_SECONDS},
 }
+# The end of play runs itself (apps/results/closing.py adjudicate_due_stages): every night,
+# the open games of stages whose play ended before today go to adjudication. Each morning,
+# players with games still open get one reminder per stage once play ends within
+# DEADLINE_REMINDER_DAYS days (apps/notifications/services.py deadline_messages).
+DEADLINE_REMINDER_DAYS = int(_ENV.get("DEADLINE_REMINDER_DAYS") or 7)
+CELERY_BEAT_SCHEDULE["adjudicate-due-stages"] = {
+    "task": "apps.results.tasks.adjudicate_due_stages",
+    "schedule": crontab(hour=1, minute=0),
+}
+CELERY_BEAT_SCHEDULE["deadline-reminders"] = {
+    "task": "apps.notifications.tasks.send_deadline_reminders",
+    "schedule": crontab(hour=6, minute=0),
+}
 
 EMAIL_BACKEND = _ENV.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = _ENV.get("EMAIL_HOST", "localhost")

@@ -22,6 +22,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -33,6 +34,7 @@ from apps.core.people import display_name, stored_display_name, td_name
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
 from apps.groups.services import assign_td
+from apps.results.closing import play_deadline
 from apps.stages.models import Stage, Tournament
 from apps.stages.pages import organizer_page
 
@@ -98,8 +100,12 @@ def _link_error(request: HttpRequest, error: ActionError) -> HttpResponse:
 @login_required
 def me(request: HttpRequest) -> HttpResponse:
     user = request.user
+    cards = my_stages(user)
+    today = timezone.localdate()
     context = {
-        "cards": my_stages(user),
+        "cards": cards,
+        # Each card with its stage's end of play (None without a date).
+        "entries": [(card, play_deadline(card.stage, today)) for card in cards],
         "directs": Group.objects.filter(td=user)
         .select_related("stage__tournament")
         .order_by("stage__tournament__name", "stage__order", "number"),

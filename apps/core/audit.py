@@ -72,6 +72,10 @@ class Action(StrEnum):
     NOTIFICATIONS_PREFERENCES_CHANGED = "notifications.preferences_changed"  # e-mail choices
     # results, in bulk (every game whose result it set also gets its own result.entered)
     RESULTS_IMPORTED = "results.imported"  # a CSV/PGN file of results (counts, game ids)
+    # results players report (the opponent confirms: the game also gets result.entered)
+    RESULT_REPORTED = "result.reported"  # a player reported their game's result (report id)
+    RESULT_REPORT_CONFIRMED = "result.report_confirmed"  # the opponent confirmed a report
+    RESULT_REPORT_DISPUTED = "result.report_disputed"  # the opponent disputed it (reason)
 
 
 # The events that change a game's result (a group's and a TD's history lists them).

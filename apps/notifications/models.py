@@ -17,6 +17,7 @@ class Kind(TextChoices):
     TD_DIGEST = "td_digest", _("a daily digest of changes in the groups I direct")
     INVITATION = "invitation", _("invitations")
     CLAIM = "claim", _("links to claim an entry")
+    DEADLINE = "deadline", _("a reminder of my unfinished games before play ends")
 
 
 # The kinds a user may turn off: invitations and claim links are sent because someone asked.

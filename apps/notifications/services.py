@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
 from apps.core.models import AuditEvent
@@ -31,6 +32,7 @@ from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group
 from apps.groups.services import forfeit_counts, group_lines
+from apps.stages.models import Stage
 
 from .delivery import Message, absolute_url, deliverable, send_all
 from .models import OPTIONAL_KINDS, Kind, Preferences
@@ -300,6 +302,108 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
                 recipient.address,
                 subject,
                 render_to_string("notifications/email/withdrawal.txt", context),
+            )
+        )
+    return messages
+
+
+# ---------------------------------------------------------------------------
+# One reminder before the end of play
+# ---------------------------------------------------------------------------
+
+# Reminders follow the "results of my games" preference: there is no preference of their own
+# (the preferences' API answers a fixed set of kinds), and they are about the player's games.
+DEADLINE_PREFERENCE = Kind.RESULT
+
+
+def reminder_days() -> int:
+    """How many days before the end of play the reminder goes (``DEADLINE_REMINDER_DAYS``)."""
+    return int(getattr(settings, "DEADLINE_REMINDER_DAYS", 7))
+
+
+def reminder_groups(today: date) -> list[int]:
+    """The groups with games still open in the stages in play whose ``play_ends_on`` is
+    between ``today`` and ``reminder_days()`` days later (one query)."""
+    return sorted(
+        set(
+            Game.objects.filter(
+                result="",
+                group__stage__status=Stage.Status.PUBLISHED,
+                group__stage__play_ends_on__gte=today,
+                group__stage__play_ends_on__lte=today + timedelta(days=reminder_days()),
+            ).values_list("group_id", flat=True)
+        )
+    )
+
+
+@in_site_language
+def deadline_messages(group_id: int, today: date) -> list[Message]:
+    """Every player of the group with games still open gets one reminder per stage (key: the
+    stage and the entrant, so a second run, or another day's, sends nothing more)."""
+    group = Group.objects.select_related("stage__tournament").get(pk=group_id)
+    stage = group.stage
+    if (
+        stage.status != Stage.Status.PUBLISHED
+        or stage.play_ends_on is None
+        or not today <= stage.play_ends_on <= today + timedelta(days=reminder_days())
+    ):
+        return []
+    games = list(
+        Game.objects.filter(group=group, result="")
+        .select_related("white", "black")
+        .order_by("number")
+    )
+    by_entrant: dict[int, list[Game]] = defaultdict(list)
+    for game in games:
+        by_entrant[game.white_id].append(game)
+        by_entrant[game.black_id].append(game)
+    if not by_entrant:
+        return []
+    recipients = entrant_recipients(
+        DEADLINE_PREFERENCE, Entrant.objects.filter(pk__in=list(by_entrant))
+    )
+    days = (stage.play_ends_on - today).days
+    subject = ngettext(
+        "%(tournament)s, %(stage)s: %(days)s day left, your unfinished games",
+        "%(tournament)s, %(stage)s: %(days)s days left, your unfinished games",
+        days,
+    ) % {
+        "tournament": stage.tournament.name,
+        "stage": stage.get_kind_display(),
+        "days": days,
+    }
+    messages = []
+    for entrant_id, own_games in by_entrant.items():
+        recipient = recipients.get(entrant_id)
+        if recipient is None:
+            continue
+        first = own_games[0]
+        lines = [
+            {
+                "game": g,
+                "colour": "W" if g.white_id == entrant_id else "B",
+                "opponent": g.black if g.white_id == entrant_id else g.white,
+            }
+            for g in own_games
+        ]
+        context = {
+            "entrant": first.white if first.white_id == entrant_id else first.black,
+            "tournament": stage.tournament,
+            "stage": stage,
+            "group": group,
+            "days": days,
+            "ends_on": stage.play_ends_on,
+            "games": lines,
+            "group_url": absolute_url(group.get_absolute_url()),
+            **_links(),
+        }
+        messages.append(
+            Message(
+                Kind.DEADLINE,
+                f"stage:{stage.pk}:{entrant_id}",
+                recipient.address,
+                subject,
+                render_to_string("notifications/email/deadline.txt", context),
             )
         )
     return messages

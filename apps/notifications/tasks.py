@@ -11,6 +11,7 @@ from datetime import date
 
 from celery import shared_task
 from django.db import DatabaseError
+from django.utils import timezone
 
 from apps.groups.models import Group
 
@@ -65,3 +66,20 @@ def send_td_digests(day: str | None = None) -> int:
 @shared_task(**RETRY)
 def send_td_digest(td_id: int, day: str) -> int:
     return services.send_td_digest(td_id, date.fromisoformat(day))
+
+
+@shared_task(**RETRY)
+def send_deadline_reminders(day: str | None = None) -> int:
+    """Queue one reminder task per group with open games in a stage whose play ends within
+    ``DEADLINE_REMINDER_DAYS`` of ``day`` (ISO date; default today). Celery beat runs this
+    every morning; each player gets one reminder per stage however often it runs."""
+    the_day = date.fromisoformat(day) if day else timezone.localdate()
+    group_ids = services.reminder_groups(the_day)
+    for group_id in group_ids:
+        send_deadline_reminder.delay(group_id, the_day.isoformat())
+    return len(group_ids)
+
+
+@shared_task(**RETRY)
+def send_deadline_reminder(group_id: int, day: str) -> int:
+    return send_all(services.deadline_messages(group_id, date.fromisoformat(day)))

@@ -36,6 +36,15 @@ from apps.stages.permissions import visible_stages_filter
 
 from .history import game_events
 from .imports import ImportReport, import_results
+from .models import ResultReport
+from .reports import (
+    can_see_reports,
+    confirm_report,
+    dispute_report,
+    player_side,
+    report_result,
+    require_opponent,
+)
 from .services import enter_result, forfeit_result, withdraw_entrant
 
 # ---------------------------------------------------------------------------
@@ -299,6 +308,143 @@ class GroupDirectorView(APIView):
         params.is_valid(raise_exception=True)
         group = assign_td(request.user, group, params.validated_data["username"])
         return Response(GroupSerializer(group).data)
+
+
+# ---------------------------------------------------------------------------
+# Results players report, confirmed or disputed by the opponent
+# ---------------------------------------------------------------------------
+
+
+class ResultReportSerializer(serializers.ModelSerializer):
+    """A result a player reported: ``pending`` until the opponent confirms it (the result
+    then stands) or disputes it (the group's TD decides)."""
+
+    game = serializers.IntegerField(source="game_id")
+    # Plain text: the codes are those of the request (one result enum in the schema).
+    result = serializers.CharField(help_text="1-0, 0-1 or 1/2-1/2.")
+
+    class Meta:
+        model = ResultReport
+        fields = [
+            "id",
+            "game",
+            "status",
+            "result",
+            "reporter_side",
+            "pgn",
+            "reason",
+            "created_at",
+            "answered_at",
+        ]
+        extra_kwargs = {
+            "pgn": {"help_text": "The score as the game keeps it on confirmation ('' = none)."},
+            "reason": {"help_text": "Why the opponent disputed the result ('' otherwise)."},
+        }
+
+
+class ResultReportRequestSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(
+        choices=Result.choices,
+        help_text="1-0, 0-1 or 1/2-1/2 (forfeits are the TD's to enter, and '' is no result: 400).",
+    )
+    pgn = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=100_000,
+        help_text="The game score, PGN movetext or a whole PGN game: checked move by move "
+        "and against the result (a bad score answers 400 and says why).",
+    )
+
+
+class DisputeRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, help_text="Why the result is wrong.")
+
+
+def _players_only(user, game: Game) -> None:
+    if player_side(user, game) is None:
+        raise ActionError(
+            ErrorCode.PERMISSION_DENIED,
+            _("Only the two players of a game may report its result."),
+        )
+
+
+def report_for(game: Game, report_id: int) -> ResultReport:
+    report = ResultReport.objects.filter(game=game, pk=report_id).first()
+    if report is None:
+        raise NotFound(
+            _("Game %(game)s has no report %(id)s.") % {"game": game.pk, "id": report_id}
+        )
+    return report
+
+
+REPORT_ID = OpenApiParameter(
+    "report_id", int, OpenApiParameter.PATH, description="The report's id."
+)
+
+
+class GameReportsView(APIView):
+    """The results reported for a game, newest first (the two players, the group's TD and
+    the organizers), and reporting one (the two players)."""
+
+    @extend_schema(responses={200: ResultReportSerializer(many=True), **error_responses(403, 404)})
+    def get(self, request, pk: int) -> Response:
+        game = game_for(request, pk)
+        if not can_see_reports(request.user, game):
+            raise ActionError(
+                ErrorCode.PERMISSION_DENIED,
+                _("Only the players, the group's TD and the organizers see reported results."),
+            )
+        return Response(ResultReportSerializer(game.reports.all(), many=True).data)
+
+    @extend_schema(
+        request=ResultReportRequestSerializer,
+        responses={201: ResultReportSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        """Report the game's result (a player of the game): 409 when the game is finished,
+        its group closed, its stage not in play, or a report awaits the opponent already."""
+        game = game_for(request, pk)
+        _players_only(request.user, game)
+        params = ResultReportRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        report = report_result(request.user, game, data["result"], data["pgn"])
+        return Response(ResultReportSerializer(report).data, status=201)
+
+
+class ReportConfirmView(APIView):
+    """Confirm a pending report (the reporter's opponent): its result becomes the game's."""
+
+    @extend_schema(
+        parameters=[REPORT_ID],
+        request=None,
+        responses={200: ResultReportSerializer, **error_responses(403, 404, 409)},
+    )
+    def post(self, request, pk: int, report_id: int) -> Response:
+        game = game_for(request, pk)
+        report = confirm_report(request.user, report_for(game, report_id))
+        return Response(ResultReportSerializer(report).data)
+
+
+class ReportDisputeView(APIView):
+    """Dispute a pending report, with the reason (the reporter's opponent): the group's TD
+    decides, and the game keeps no result meanwhile."""
+
+    @extend_schema(
+        parameters=[REPORT_ID],
+        request=DisputeRequestSerializer,
+        responses={200: ResultReportSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int, report_id: int) -> Response:
+        game = game_for(request, pk)
+        report = report_for(game, report_id)
+        require_opponent(request.user, report, game)
+        params = DisputeRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        report = dispute_report(request.user, report, params.validated_data["reason"])
+        return Response(ResultReportSerializer(report).data)
 
 
 # ---------------------------------------------------------------------------

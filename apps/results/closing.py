@@ -8,10 +8,12 @@ confirmed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -169,15 +171,94 @@ def send_to_adjudication(user, stage: Stage) -> int:
     """
     require_organizer(user, stage.tournament)
     with transaction.atomic():
-        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
-        _in_play(stage, _("send games to adjudication"))
-        count = Game.objects.filter(group__stage=stage, result="").count()
-        if not count:
-            raise ActionError(ErrorCode.INVALID_INPUT, _("Every game has a result already."))
-        stage.adjudication_requested_at = timezone.now()
-        stage.save(update_fields=["adjudication_requested_at"])
-        record(Action.STAGE_SENT_TO_ADJUDICATION, user, stage=stage, games=count)
+        stage = _locked_stage(stage.pk)
+        return _request_adjudication(user, stage, automatic=False)
+
+
+def _locked_stage(pk: int) -> Stage:
+    return Stage.objects.select_related("tournament").select_for_update().get(pk=pk)
+
+
+def _request_adjudication(actor, stage: Stage, *, automatic: bool) -> int:
+    """What the organizer's button and the end of play both do, on a stage locked by the
+    caller's transaction: ``actor`` None (and ``automatic``) when the system does it."""
+    _in_play(stage, _("send games to adjudication"))
+    count = Game.objects.filter(group__stage=stage, result="").count()
+    if not count:
+        raise ActionError(ErrorCode.INVALID_INPUT, _("Every game has a result already."))
+    stage.adjudication_requested_at = timezone.now()
+    stage.save(update_fields=["adjudication_requested_at"])
+    record(Action.STAGE_SENT_TO_ADJUDICATION, actor, stage=stage, games=count, automatic=automatic)
     return count
+
+
+def _due(stage: Stage, today: date) -> bool:
+    return (
+        stage.status == Stage.Status.PUBLISHED
+        and stage.adjudication_requested_at is None
+        and stage.play_ends_on is not None
+        and stage.play_ends_on < today
+    )
+
+
+def adjudicate_due_stages(today: date | None = None) -> list[int]:
+    """The end of play sends the open games to adjudication by itself: every stage in play
+    whose ``play_ends_on`` is before ``today`` (default: the local date) and not sent yet is
+    sent, as the system. Returns the stages sent now. Run again (or at once elsewhere), it
+    sends nothing more: each stage is checked again under its row lock. A stage whose games
+    all have results is left alone (its organizer closes it)."""
+    today = today or timezone.localdate()
+    candidates = list(
+        Stage.objects.filter(
+            status=Stage.Status.PUBLISHED,
+            adjudication_requested_at__isnull=True,
+            play_ends_on__lt=today,
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    sent = []
+    for pk in candidates:
+        try:
+            with transaction.atomic():
+                stage = _locked_stage(pk)
+                if not _due(stage, today):
+                    continue
+                _request_adjudication(None, stage, automatic=True)
+        except ActionError:
+            continue  # every game has a result: nothing to adjudicate
+        sent.append(pk)
+    return sent
+
+
+@dataclass(frozen=True)
+class PlayDeadline:
+    """When a stage's play ends, seen from ``today``: for the TD's and the player's pages."""
+
+    ends_on: date
+    days_left: int  # negative once play has ended
+
+    @property
+    def ended(self) -> bool:
+        return self.days_left < 0
+
+    def __str__(self) -> str:
+        when = date_format(self.ends_on, "DATE_FORMAT")
+        if self.ended:
+            return _("Play ended on %(date)s") % {"date": when}
+        return ngettext(
+            "Play ends on %(date)s (%(count)s day left)",
+            "Play ends on %(date)s (%(count)s days left)",
+            self.days_left,
+        ) % {"date": when, "count": self.days_left}
+
+
+def play_deadline(stage: Stage, today: date | None = None) -> PlayDeadline | None:
+    """The stage's end of play (None without a ``play_ends_on``)."""
+    if stage.play_ends_on is None:
+        return None
+    today = today or timezone.localdate()
+    return PlayDeadline(stage.play_ends_on, (stage.play_ends_on - today).days)
 
 
 def close_stage(user, stage: Stage) -> Stage:
@@ -185,7 +266,7 @@ def close_stage(user, stage: Stage) -> Stage:
     still open stops the whole action (nothing changes) and is named in the refusal."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
-        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+        stage = _locked_stage(stage.pk)
         _in_play(stage, _("close the stage"))
         progress = group_progress(stage)
         unfinished = [p for p in progress if not p.complete]

@@ -357,6 +357,33 @@ def _csv_score(text: str, result: str) -> tuple[_Score | None, list[str]]:
     return game, problems
 
 
+def checked_game_score(game: Game, result: str, text: str) -> str:
+    """One game's score (PGN movetext or a whole PGN game) checked as an import checks a
+    CSV cell's, against ``result``: the score as the game keeps it (the players' names and
+    codes, the event, the round and the result filled in), '' without moves. Refused with
+    what is wrong (INVALID_INPUT). ``game`` comes with its players and tournament."""
+    score, problems = _csv_score(text, result)
+    if score is not None and not problems:
+        problems = _ending_problems(score, Result(result))
+    if problems:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("The game score is refused: %(problems)s.") % {"problems": "; ".join(problems)},
+            [{"field": "pgn", "message": problem} for problem in problems],
+        )
+    if score is None or not _has_moves(score):
+        return ""
+    headers = score.headers
+    if _tag(score, "Event") == "":
+        headers["Event"] = game.group.stage.tournament.name
+    if _tag(score, "Round") == "" and game.round:
+        headers["Round"] = str(game.round)
+    headers["White"], headers["Black"] = game.white.name, game.black.name
+    headers["Result"] = result
+    headers["WhiteCode"], headers["BlackCode"] = game.white.code, game.black.code
+    return score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+
+
 def read_csv(text: str) -> list[Line]:
     """The lines of a results CSV: a header naming the columns ``white``, ``black``,
     ``result`` and optionally ``date`` and ``pgn`` (any order), then one game a line.

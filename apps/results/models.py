@@ -1,1 +1,66 @@
-"""Result entry works on the games of ``apps.groups.models.Game``; this app has no tables."""
+"""Result entry works on the games of ``apps.groups.models.Game``. This app's one table:
+the results players report for their own games, which the opponent confirms or disputes."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from apps.core.choices import TextChoices
+from apps.core.results import Result
+
+
+class ResultReport(models.Model):
+    """A result one player of a game reported. It stands once the opponent confirms it; a
+    dispute sends it to the group's TD, who enters the result (at most one report per game
+    awaits an answer)."""
+
+    class Side(TextChoices):
+        WHITE = "white", _("White")
+        BLACK = "black", _("Black")
+
+    class Status(TextChoices):
+        PENDING = "pending", _("awaiting the opponent")
+        CONFIRMED = "confirmed", _("confirmed")
+        DISPUTED = "disputed", _("disputed")
+
+    # Played results only: forfeits are the TD's to enter.
+    RESULTS = [(r.value, r.label) for r in Result if r.played]
+
+    game = models.ForeignKey("groups.Game", on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="result_reports"
+    )
+    reporter_side = models.CharField(max_length=5, choices=Side.choices)
+    result = models.CharField(max_length=8, choices=RESULTS)
+    # The score as the game will keep it (checked, tags filled in); empty when none given.
+    pgn = models.TextField(blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.CharField(max_length=500, blank=True, default="")  # the dispute's reason
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game"],
+                condition=models.Q(status="pending"),
+                name="result_report_one_pending",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}: {self.result} ({self.reporter_side}, {self.status})"
+
+    @property
+    def opponent_side(self) -> str:
+        return "black" if self.reporter_side == "white" else "white"

@@ -68,53 +68,86 @@ def enter_result(
 ) -> Game:
     """Set (or correct) a game's result. A correction of a finished game needs a reason."""
     require_result_code(result)
-    reason = reason.strip()
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("group__stage__tournament", "white", "black")
-            .get(pk=game.pk)
-        )
+        game = locked_game(game.pk)
         require_result_entry(user, game.group)
-        require_in_play(game.group.stage)
-        require_group_open(game.group)
-        if game.version != expected_version:
-            raise ActionError(
-                ErrorCode.CONFLICT,
-                _(
-                    "%(white)s – %(black)s was changed meanwhile (now %(result)s). Reload the "
-                    "game and enter the result again."
-                )
-                % {
-                    "white": game.white.name,
-                    "black": game.black.name,
-                    "result": game.result or _("in progress"),
-                },
-                [{"game": game.pk, "version": game.version, "result": game.result}],
-            )
-        old, old_adjudicated = game.result, game.adjudicated
-        if (old, old_adjudicated) == (result, adjudicated):
-            return game
-        correcting = bool(old)
-        if correcting and not reason:
-            raise ActionError(
-                ErrorCode.INVALID_INPUT, _("Give a reason for correcting a finished game.")
-            )
-        game.result, game.adjudicated = result, adjudicated and bool(result)
-        game.version += 1
-        game.updated_at = timezone.now()
-        game.save(update_fields=["result", "adjudicated", "version", "updated_at"])
-        result_changed(
+        return set_result(
             user,
             game,
-            old=old,
-            new=game.result,
-            adjudicated=game.adjudicated,
+            result,
+            expected_version=expected_version,
+            adjudicated=adjudicated,
             reason=reason,
-            corrected=correcting,
         )
-        _standings_changed(game.group_id)
-        transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
+
+
+def locked_game(pk: int) -> Game:
+    """The game, locked for the caller's transaction, with its group, stage and players."""
+    return (
+        Game.objects.select_for_update(of=("self",))
+        .select_related("group__stage__tournament", "white", "black")
+        .get(pk=pk)
+    )
+
+
+def set_result(
+    user,
+    game: Game,
+    result: str,
+    *,
+    expected_version: int,
+    adjudicated: bool = False,
+    reason: str = "",
+    pgn: str | None = None,
+) -> Game:
+    """The result change itself, for a caller that checked who may make it: ``game`` is
+    locked (:func:`locked_game`) in the caller's transaction. The stage must be in play and
+    the group open; audited, standings marked, the result e-mail sent on commit. ``pgn``
+    (when not None) is stored as the game's score with the result."""
+    reason = reason.strip()
+    require_in_play(game.group.stage)
+    require_group_open(game.group)
+    if game.version != expected_version:
+        raise ActionError(
+            ErrorCode.CONFLICT,
+            _(
+                "%(white)s – %(black)s was changed meanwhile (now %(result)s). Reload the "
+                "game and enter the result again."
+            )
+            % {
+                "white": game.white.name,
+                "black": game.black.name,
+                "result": game.result or _("in progress"),
+            },
+            [{"game": game.pk, "version": game.version, "result": game.result}],
+        )
+    old, old_adjudicated = game.result, game.adjudicated
+    if (old, old_adjudicated) == (result, adjudicated):
+        return game
+    correcting = bool(old)
+    if correcting and not reason:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT, _("Give a reason for correcting a finished game.")
+        )
+    game.result, game.adjudicated = result, adjudicated and bool(result)
+    game.version += 1
+    game.updated_at = timezone.now()
+    fields = ["result", "adjudicated", "version", "updated_at"]
+    if pgn is not None:
+        game.pgn = pgn
+        fields.append("pgn")
+    game.save(update_fields=fields)
+    result_changed(
+        user,
+        game,
+        old=old,
+        new=game.result,
+        adjudicated=game.adjudicated,
+        reason=reason,
+        corrected=correcting,
+    )
+    _standings_changed(game.group_id)
+    transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
     return game
 
 

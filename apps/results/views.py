@@ -36,6 +36,7 @@ from apps.stages.pages import manage_url, organizer_page
 from apps.standings.crosstable import build
 from apps.standings.display import colour_columns, compact_cells, points_text
 
+from .closing import play_deadline
 from .forms import (
     DirectorForm,
     ResultForm,
@@ -143,6 +144,7 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "result_form": ResultForm(auto_id="dialog_%s"),
         "import_form": ResultImportUploadForm(auto_id="import_%s"),
         "changes": recent_changes(group),
+        "deadline": play_deadline(group.stage),
     }
     return render(request, "results/results.html", context)
 

@@ -30,6 +30,7 @@ from apps.accounts.links import claim_token, invitation_token
 from apps.accounts.services import invite
 from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
+from apps.results.models import ResultReport
 from tests.conftest import tasks_in_process
 
 from .world import PLAYERS_DOMAIN, ROLES, World, build_world
@@ -146,6 +147,22 @@ def claim_link(w: World) -> dict:
 
 def player_user_id(w: World) -> dict:
     return {"user_id": w.users["player"].pk}
+
+
+def game_report(status: str) -> Callable[[World], dict]:
+    """A report on the player's game by its opponent (an account made for it), with the
+    given status: the player is the one who may answer it."""
+
+    def args(w: World) -> dict:
+        game = w.player_game
+        side = "black" if game.white_id == w.player_entrant.pk else "white"
+        reporter, _made = get_user_model().objects.get_or_create(username="matrix-opponent")
+        report, _made = ResultReport.objects.get_or_create(
+            game=game, reporter=reporter, reporter_side=side, result="1/2-1/2", status=status
+        )
+        return {"pk": game.pk, "report_id": report.pk}
+
+    return args
 
 
 def nothing(w: World) -> dict:
@@ -352,6 +369,12 @@ ROWS: list[Row] = [
     api("api-stage-qualification-confirm", organizer_api(409), stage_pk, "post"),
     # -- the API: the group's TD (and organizers) ---------------------------------------------
     api("api-game-result", result_api(400), game_pk, "post", {}),
+    # -- the API: the two players of a game (the player's opponent reported) -------------------
+    api("api-game-reports", statuses(403, player=200, td=200, organizer=200, staff=200), game_pk),
+    api("api-game-reports", statuses(403, player=400), game_pk, "post", {}, name="report"),
+    # A disputed report: its opponent (the player) gets past the check, to 409.
+    api("api-game-report-confirm", statuses(403, player=409), game_report("disputed"), "post"),
+    api("api-game-report-dispute", statuses(403, player=400), game_report("pending"), "post", {}),
     # Withdrawals name the entrant in the body: any TD of the stage gets past the first check,
     # and the action itself refuses a TD of another group (tests/results_web).
     api(

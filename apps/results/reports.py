@@ -1,0 +1,195 @@
+"""Results players report: one of the two players of a game reports its result (and, if
+they like, its score); the opponent confirms it, and the result stands as if the TD had
+entered it, or disputes it with a reason, and the group's TD decides (by entering the
+result). Each step is one transaction with its audit event; the game row is locked first.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.core.audit import Action, record
+from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import can_enter_results
+from apps.core.results import Result
+from apps.groups.models import Game, Group
+
+from .imports import checked_game_score
+from .models import ResultReport
+from .services import (
+    locked_game,
+    require_group_open,
+    require_in_play,
+    require_result_code,
+    set_result,
+)
+
+
+def player_side(user, game: Game) -> str | None:
+    """ "white" or "black" if ``user`` holds (has claimed) that player's entry, else None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    if game.white.user_id == user.pk:
+        return "white"
+    if game.black.user_id == user.pk:
+        return "black"
+    return None
+
+
+def can_see_reports(user, game: Game) -> bool:
+    """The two players, the group's TD and the organizers see a game's reports."""
+    return player_side(user, game) is not None or can_enter_results(user, game.group)
+
+
+def require_reported_result(result: str) -> Result:
+    """A played result (1-0, 0-1, 1/2-1/2): forfeits and "in progress" are the TD's."""
+    code = require_result_code(result)
+    if not code.played:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("Players report played results only (1-0, 0-1 or 1/2-1/2); the TD enters forfeits."),
+        )
+    return code
+
+
+def _require_unfinished(game: Game) -> None:
+    if game.result:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("The game is finished already (%(result)s); ask the TD for a correction.")
+            % {"result": game.result},
+        )
+
+
+def _locked_report(report: ResultReport) -> tuple[Game, ResultReport]:
+    """The report's game, then the report, locked in that order (as every result change)."""
+    game = locked_game(report.game_id)
+    report = ResultReport.objects.select_for_update().get(pk=report.pk)
+    report.game = game
+    return game, report
+
+
+def require_opponent(user, report: ResultReport, game: Game) -> None:
+    """Refuse anyone but the reporter's opponent (the player of the other side)."""
+    if player_side(user, game) != report.opponent_side:
+        raise ActionError(
+            ErrorCode.PERMISSION_DENIED,
+            _("Only the reporter's opponent may confirm or dispute a reported result."),
+        )
+
+
+def _require_pending(report: ResultReport) -> None:
+    if report.status != ResultReport.Status.PENDING:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("The report was answered already (%(status)s).")
+            % {"status": report.get_status_display()},
+        )
+
+
+def _audit(action: Action, user, game: Game, report: ResultReport, **data) -> None:
+    record(
+        action,
+        user,
+        stage=game.group.stage,
+        group=game.group,
+        game=game,
+        report=report.pk,
+        result=report.result,
+        side=report.reporter_side,
+        **data,
+    )
+
+
+def report_result(user, game: Game, result: str, pgn: str = "") -> ResultReport:
+    """``user``, a player of ``game``, reports its result (and optionally its score)."""
+    with transaction.atomic():
+        game = locked_game(game.pk)
+        side = player_side(user, game)
+        if side is None:
+            raise ActionError(
+                ErrorCode.PERMISSION_DENIED,
+                _("Only the two players of a game may report its result."),
+            )
+        code = require_reported_result(result)
+        require_in_play(game.group.stage)
+        require_group_open(game.group)
+        _require_unfinished(game)
+        if game.reports.filter(status=ResultReport.Status.PENDING).exists():
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("A result reported for this game awaits the opponent's answer already."),
+            )
+        stored = checked_game_score(game, code.value, pgn) if pgn.strip() else ""
+        try:
+            with transaction.atomic():
+                report = ResultReport.objects.create(
+                    game=game, reporter=user, reporter_side=side, result=code.value, pgn=stored
+                )
+        except IntegrityError:  # the game row is locked: only if the lock was bypassed
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("A result reported for this game awaits the opponent's answer already."),
+            ) from None
+        _audit(Action.RESULT_REPORTED, user, game, report, pgn=bool(stored))
+        # TODO(notifications): e-mail the opponent (needs a helper in apps/notifications).
+    return report
+
+
+def confirm_report(user, report: ResultReport) -> ResultReport:
+    """The opponent confirms a pending report: its result (and score) become the game's."""
+    with transaction.atomic():
+        game, report = _locked_report(report)
+        require_opponent(user, report, game)
+        _require_pending(report)
+        _require_unfinished(game)
+        report.status = ResultReport.Status.CONFIRMED
+        report.answered_at, report.answered_by = timezone.now(), user
+        report.save(update_fields=["status", "answered_at", "answered_by"])
+        _audit(Action.RESULT_REPORT_CONFIRMED, user, game, report)
+        set_result(
+            user,
+            game,
+            report.result,
+            expected_version=game.version,
+            pgn=report.pgn or None,
+        )
+    return report
+
+
+def dispute_report(user, report: ResultReport, reason: str) -> ResultReport:
+    """The opponent disputes a pending report, with a reason: the group's TD decides."""
+    reason = reason.strip()
+    with transaction.atomic():
+        game, report = _locked_report(report)
+        require_opponent(user, report, game)
+        if not reason:
+            raise ActionError(ErrorCode.INVALID_INPUT, _("Say why you dispute the result."))
+        _require_pending(report)
+        report.status = ResultReport.Status.DISPUTED
+        report.reason = reason
+        report.answered_at, report.answered_by = timezone.now(), user
+        report.save(update_fields=["status", "reason", "answered_at", "answered_by"])
+        _audit(Action.RESULT_REPORT_DISPUTED, user, game, report, reason=reason)
+    return report
+
+
+def _reports(group: Group, status: str) -> QuerySet[ResultReport]:
+    return (
+        ResultReport.objects.filter(game__group=group, status=status)
+        .select_related("game__white", "game__black", "reporter")
+        .order_by("created_at", "pk")
+    )
+
+
+def pending_reports(group: Group) -> QuerySet[ResultReport]:
+    """The group's reports awaiting the opponent, oldest first."""
+    return _reports(group, ResultReport.Status.PENDING)
+
+
+def disputed_reports(group: Group) -> QuerySet[ResultReport]:
+    """The TD's queue: disputed reports of games still without a result, oldest first."""
+    return _reports(group, ResultReport.Status.DISPUTED).filter(game__result="")
