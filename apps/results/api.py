@@ -4,7 +4,6 @@ tournament's organizers enter results; organizers name TDs."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -13,7 +12,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import BaseParser, JSONParser, MultiPartParser
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
@@ -458,17 +457,11 @@ FILE_FORMATS = [
 ]
 
 
-class PgnParser(BaseParser):
-    """A raw ``application/x-chess-pgn`` body, parsed into a string (the games themselves
-    are read by the import)."""
+class PgnParser(CsvParser):
+    """A raw ``application/x-chess-pgn`` body, parsed into a string as a CSV body is (the
+    games themselves are read by the import)."""
 
     media_type = PGN_MEDIA_TYPE
-
-    def parse(self, stream, media_type=None, parser_context=None) -> str:
-        if stream is None:
-            return ""
-        encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
-        return decode_text(stream.read(), encoding)
 
 
 class _NoFormatOverride:

@@ -30,7 +30,7 @@ from .models import (
     Tournament,
 )
 from .models import validate_formula as check_formula
-from .services import stage_defaults, suggested_kind
+from .services import STAGE_FIELDS, stage_defaults, suggested_kind
 
 GAMES_ERRORS = {"min_value": GAMES_TOO_FEW, "max_value": GAMES_TOO_MANY}
 
@@ -418,23 +418,10 @@ class StageWriteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Stage
+        # The stage's settings (services.STAGE_FIELDS) by their API names.
         fields = [
-            "kind",
-            "order",
-            "format",
-            "games_per_player",
-            "min_group_size",
-            "separate_nations",
-            "avoid_rematches",
-            "double_round_robin",
-            "balance_ratings",
-            "allowed_nation_games",
-            "formula",
-            "qualify_rule",
-            "qualify_value",
-            "qualify_relative",
-            "play_starts_on",
-            "play_ends_on",
+            "games_per_player" if name == "games_per_player_override" else name
+            for name in STAGE_FIELDS
         ]
 
     def validate_formula(self, value: list[int] | None) -> list[int] | None:
