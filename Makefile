@@ -34,5 +34,26 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
+# The browser packages of package.json (pinned in package-lock.json), copied into static/vendor/:
+# only the ES modules, the stylesheet and the piece sprite the board viewer loads, with their
+# licences. The copies are kept in the repository, so run and test never need npm. Source-map
+# comments are dropped (the maps are not copied; collectstatic would look for them).
+CM_CHESSBOARD_FILES = LICENSE assets/chessboard.css assets/pieces/standard.svg src/Chessboard.js \
+	src/lib/Svg.js src/lib/Utils.js src/model/ChessboardState.js src/model/Extension.js \
+	src/model/Position.js src/view/ChessboardView.js src/view/PositionAnimationsQueue.js \
+	src/view/VisualMoveInput.js
+
+.PHONY: vendor
+vendor:
+	npm ci --no-audit --no-fund
+	rm -rf static/vendor
+	for f in $(CM_CHESSBOARD_FILES); do \
+		install -D -m 644 node_modules/cm-chessboard/$$f static/vendor/cm-chessboard/$$f || exit 1; \
+	done
+	install -D -m 644 node_modules/chess.js/LICENSE static/vendor/chess.js/LICENSE
+	install -D -m 644 node_modules/chess.js/dist/esm/chess.js static/vendor/chess.js/chess.js
+	sed -i '/sourceMappingURL=/d' static/vendor/chess.js/chess.js \
+		static/vendor/cm-chessboard/assets/chessboard.css
+
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

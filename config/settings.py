@@ -157,6 +157,28 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     *([] if DEBUG else ["whitenoise.middleware.WhiteNoiseMiddleware"]),
+    # Compression (gzip) of every response whose client accepts it: pages, JSON, CSV, TRF,
+    # and the streamed PGN downloads (compressed as they stream, still streamed).
+    # Placement: above every middleware that reads or changes the body, so it compresses
+    # what they made; below WhiteNoise, whose static files are compressed once ahead
+    # (.gz/.br next to each file) and never reach it.
+    # BREACH (compression as an oracle for a secret in a body that also reflects the
+    # attacker's input) — decided to compress everything, because:
+    # - the credentials stay out of reach: the session id and the CSRF secret are cookies
+    #   (headers are not gzipped), and the CSRF token in our forms is masked with a new
+    #   random mask in every response (Django's get_token), so no two responses share it,
+    #   which is what the attack needs;
+    # - GZipMiddleware adds up to 100 random bytes to every compressed response ("Heal the
+    #   Breach"), multiplying the requests an attack would need;
+    # - the session cookie is SameSite=Lax (Django's default, kept): another site can make a
+    #   signed-in browser send only top-level navigations, not the thousands of silent
+    #   requests (images, fetch, frames) the attack uses;
+    # - what is then left to guess is personal data a signed-in organizer sees next to a
+    #   reflected search (e.g. addresses on the entrant list with ?q=), by an attacker who
+    #   also watches the encrypted traffic: judged not worth serving every public page,
+    #   crosstable, JSON list and download uncompressed. The big answers are public data.
+    # To exempt a response, give it a Content-Encoding (GZipMiddleware skips those).
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -310,6 +332,12 @@ DEADLINE_REMINDER_DAYS = int(_ENV.get("DEADLINE_REMINDER_DAYS") or 7)
 CELERY_BEAT_SCHEDULE["adjudicate-due-stages"] = {
     "task": "apps.results.tasks.adjudicate_due_stages",
     "schedule": crontab(hour=1, minute=0),
+}
+# Results players reported and nobody answered within the stage's report_accept_days stand
+# (apps/results/reports.py accept_due_reports), checked every hour.
+CELERY_BEAT_SCHEDULE["accept-due-reports"] = {
+    "task": "apps.results.tasks.accept_due_reports",
+    "schedule": crontab(minute=17),
 }
 CELERY_BEAT_SCHEDULE["deadline-reminders"] = {
     "task": "apps.notifications.tasks.send_deadline_reminders",

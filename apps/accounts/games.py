@@ -3,13 +3,15 @@
 For every stage an entry of theirs is in: the group and seat (once the stage is published),
 the opponents with colours, results and contact addresses (a player may see their own
 opponents'), the TD and their contact, the standing (place and points, as stored by
-``apps.standings``) and the qualification status. Seven queries, however many entries.
+``apps.standings``), the qualification status, and the results reported for open games
+(with the buttons to answer them). Eight queries, however many entries.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 
 from django.db.models import Q
@@ -20,6 +22,7 @@ from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, Seat
 from apps.groups.services import lines_for_seats
+from apps.results.models import ResultReport
 from apps.stages.models import Stage, Tournament
 from apps.stages.permissions import public_stages_filter
 from apps.standings.display import points_text
@@ -45,6 +48,21 @@ class MyGame:
     opponent_seat: int
     result: str  # the game's result code, "" while in progress
     score: str  # from the player's side: "1", "½", "0", "+", "−" or ""
+    finished_on: date | None = None
+    # The open game's report awaiting an answer or the TD (None: nothing reported).
+    report: ResultReport | None = None
+
+    @property
+    def reported_by_me(self) -> bool:
+        return self.report is not None and self.report.reporter_side == self.colour_name
+
+    @property
+    def awaits_my_answer(self) -> bool:
+        return (
+            self.report is not None
+            and self.report.status == ResultReport.Status.PENDING
+            and not self.reported_by_me
+        )
 
     @property
     def colour_name(self) -> str:
@@ -128,10 +146,18 @@ def my_stages(user) -> list[MyStage]:
     lines = {(ln.seat.stage_id, ln.seat.entrant_id): ln for ln in lines_for_seats(seats)}
     group_ids = {s.group_id for s in seats}
     results = {
-        (group_id, number): (pk, result)
-        for group_id, number, pk, result in Game.objects.filter(group_id__in=group_ids)
+        (group_id, number): (pk, result, finished_on)
+        for group_id, number, pk, result, finished_on in Game.objects.filter(group_id__in=group_ids)
         .filter(Q(white_id__in=entrant_ids) | Q(black_id__in=entrant_ids))
-        .values_list("group_id", "number", "pk", "result")
+        .values_list("group_id", "number", "pk", "result", "finished_on")
+    }
+    open_ids = [pk for pk, result, _on in results.values() if not result]
+    reports = {
+        r.game_id: r
+        for r in ResultReport.objects.filter(
+            game_id__in=open_ids,
+            status__in=(ResultReport.Status.PENDING, ResultReport.Status.DISPUTED),
+        ).order_by("created_at", "pk")
     }
     standings = {
         (group_id, entrant_id): (place, points)
@@ -151,10 +177,22 @@ def my_stages(user) -> list[MyStage]:
             group = line.seat.group
             card.group, card.seat = group, line.seat.number
             for o in line.opponents:
-                pk, result = results[(group.pk, o.game)]
+                pk, result, finished_on = results[(group.pk, o.game)]
                 white, black = Result(result).symbols
                 score = white if o.colour == "W" else black
-                card.games.append(MyGame(pk, o.game, o.colour, o.entrant, o.seat, result, score))
+                card.games.append(
+                    MyGame(
+                        pk,
+                        o.game,
+                        o.colour,
+                        o.entrant,
+                        o.seat,
+                        result,
+                        score,
+                        finished_on,
+                        reports.get(pk),
+                    )
+                )
             card.place, card.points = standings.get((group.pk, entry.entrant_id), ("", None))
         cards.append(card)
     return cards

@@ -76,6 +76,8 @@ class Action(StrEnum):
     RESULT_REPORTED = "result.reported"  # a player reported their game's result (report id)
     RESULT_REPORT_CONFIRMED = "result.report_confirmed"  # the opponent confirmed a report
     RESULT_REPORT_DISPUTED = "result.report_disputed"  # the opponent disputed it (reason)
+    RESULT_REPORT_ACCEPTED = "result.report_accepted"  # unanswered in time: it stood (system)
+    GAME_SCORE_CHANGED = "game.score_changed"  # a finished game's score or finish date (TD)
 
 
 # The events that change a game's result (a group's and a TD's history lists them).

@@ -1,15 +1,24 @@
 """Writing many rows at once: COPY on PostgreSQL, batched ``bulk_create`` elsewhere; and
-changing many rows by key, one prepared UPDATE run for each (``executemany``)."""
+changing many rows by key: COPY into a temporary table and ``UPDATE … FROM`` it on
+PostgreSQL (for more than a few rows), one prepared UPDATE run for each (``executemany``)
+otherwise."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+import json
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any
 
-from django.db import connection
-from django.db.models import JSONField, Model
+from django.db import connection, connections, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, JSONField, Model
 
 BATCH = 10_000
 ANALYZE_ABOVE = 10_000
+# update_rows copies more rows than this into a temporary table (on PostgreSQL).
+COPY_ABOVE = 1_000
 
 
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -22,6 +31,8 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
     if connection.vendor != "postgresql":
         _bulk_create(model, columns, rows)
         return
+    # The connection itself, not the proxy: JSON values are prepared with it.
+    db = connections[connection.alias]
     given = [model._meta.get_field(c) for c in columns]
     others = [
         f
@@ -29,26 +40,42 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
         if f not in given and not (f.primary_key or f.generated or f.has_db_default())
     ]
     blank = model()
-    defaults = tuple(f.get_db_prep_save(f.pre_save(blank, add=True), connection) for f in others)
-    adapt = [f.get_db_prep_save if isinstance(f, JSONField) else None for f in given]
-    if any(adapt):
-        rows = (
-            tuple(v if a is None else a(v, connection) for v, a in zip(row, adapt, strict=True))
-            for row in rows
-        )
-    quote = connection.ops.quote_name
+    defaults = tuple(f.get_db_prep_save(f.pre_save(blank, add=True), db) for f in others)
+    json_columns = [
+        (i, _json_adapter(f, db)) for i, f in enumerate(given) if isinstance(f, JSONField)
+    ]
+    quote = db.ops.quote_name
     names = ", ".join(quote(f.column) for f in (*given, *others))
     table = quote(model._meta.db_table)
     written = 0
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
             for row in rows:
+                if json_columns:
+                    row = list(row)
+                    for i, adapt in json_columns:
+                        row[i] = adapt(row[i])
                 copy.write_row((*row, *defaults))
                 written += 1
         if written >= ANALYZE_ABOVE:
             # Fresh statistics now, not whenever autovacuum comes by: without them the
             # planner may scan half a million games to read one group's.
             cursor.execute(f"ANALYZE {table}")
+
+
+def _json_adapter(field: JSONField, db: BaseDatabaseWrapper) -> Callable[[Any], Any]:
+    """A JSON field's value as COPY takes it: a dict or a list as its JSON text, which
+    PostgreSQL reads into the column as it reads the adapter ``get_db_prep_save`` makes of
+    it (the same ``json.dumps``), without an adapter a row; anything else as saving the
+    model prepares it."""
+    dumps = json.dumps if field.encoder is None else partial(json.dumps, cls=field.encoder)
+
+    def adapt(value: Any) -> Any:
+        if type(value) is dict or type(value) is list:
+            return dumps(value)
+        return field.get_db_prep_save(value, db)
+
+    return adapt
 
 
 def _bulk_create(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -64,30 +91,84 @@ def _bulk_create(model: type[Model], columns: Sequence[str], rows: Iterable[Sequ
 
 def update_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
     """Set ``columns`` of many rows by primary key: each row is ``(pk, *values)``, the values
-    in ``columns`` order (``group_id`` for a key). Returns how many rows were given.
+    in ``columns`` order (``group_id`` for a key), each key at most once. Returns how many
+    rows were given.
 
-    One UPDATE statement run for every row (``executemany``: a pipeline on PostgreSQL),
-    BATCH rows at a time. ``bulk_update`` builds a CASE expression per field and row, which
-    costs milliseconds a row in Python: half an hour for 500,000 results. Values are
+    On PostgreSQL more than COPY_ABOVE rows are copied (COPY) into a temporary table and
+    written by one ``UPDATE … FROM`` it. Fewer rows, and any number elsewhere, are written
+    by one UPDATE statement run for every row (``executemany``, a pipeline on PostgreSQL),
+    BATCH rows at a time: a temporary table is not worth its statements (and its catalog
+    rows) for a few rows, and for many rows a statement each costs several times the COPY,
+    in Python and in the server. ``bulk_update`` builds a CASE expression per field and row,
+    which costs milliseconds a row in Python: half an hour for 500,000 results. Values are
     prepared as saving the model would; call it inside the caller's transaction.
     """
     fields = [model._meta.get_field(c) for c in columns]
-    quote = connection.ops.quote_name
+    # The connection itself, not the proxy: each value is prepared with it.
+    db = connections[connection.alias]
+    rows = iter(rows)
+    if db.vendor == "postgresql":
+        first = list(itertools.islice(rows, COPY_ABOVE + 1))
+        if len(first) > COPY_ABOVE:
+            return _update_copied(db, model, fields, itertools.chain(first, rows))
+        rows = iter(first)
+    return _update_each(db, model, fields, rows)
+
+
+def _update_each(
+    db: BaseDatabaseWrapper, model: type[Model], fields: Sequence[Field], rows: Iterable[Sequence]
+) -> int:
+    """``update_rows`` by one UPDATE statement a row, BATCH rows an ``executemany``."""
+    quote = db.ops.quote_name
     assignments = ", ".join(f"{quote(f.column)} = %s" for f in fields)
     key = quote(model._meta.pk.column)
     sql = f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {key} = %s"
     count = 0
     batch: list[list] = []
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         for pk, *values in rows:
-            prepared = [
-                f.get_db_prep_save(v, connection) for f, v in zip(fields, values, strict=True)
-            ]
-            batch.append([*prepared, pk])
+            batch.append([*_prepared(db, fields, values), pk])
             count += 1
             if len(batch) >= BATCH:
                 cursor.executemany(sql, batch)
                 batch = []
         if batch:
             cursor.executemany(sql, batch)
+    return count
+
+
+def _prepared(db: BaseDatabaseWrapper, fields: Sequence[Field], values: Sequence) -> list:
+    return [f.get_db_prep_save(v, db) for f, v in zip(fields, values, strict=True)]
+
+
+def _update_copied(
+    db: BaseDatabaseWrapper, model: type[Model], fields: Sequence[Field], rows: Iterable[Sequence]
+) -> int:
+    """``update_rows`` on PostgreSQL: the rows copied into a temporary table with the
+    columns' types (and no constraints: the UPDATE checks them), then one UPDATE joining it
+    by key."""
+    quote = db.ops.quote_name
+    table = quote(model._meta.db_table)
+    key = quote(model._meta.pk.column)
+    names = [quote(f.column) for f in fields]
+    listed = ", ".join([key, *names])
+    staged = quote(f"_update_{model._meta.db_table}")
+    count = 0
+    with transaction.atomic(using=db.alias, savepoint=False), db.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {staged} ON COMMIT DROP AS "
+            f"SELECT {listed} FROM {table} WITH NO DATA"
+        )
+        with cursor.copy(f"COPY {staged} ({listed}) FROM STDIN") as copy:
+            for pk, *values in rows:
+                copy.write_row((pk, *_prepared(db, fields, values)))
+                count += 1
+        # Without statistics the planner reckons the rows from the table's pages (ten at
+        # least): a nested loop over the key's index for a few thousand, a hash join for more.
+        cursor.execute(
+            f"UPDATE {table} AS target SET "
+            + ", ".join(f"{name} = staged.{name}" for name in names)
+            + f" FROM {staged} AS staged WHERE target.{key} = staged.{key}"
+        )
+        cursor.execute(f"DROP TABLE {staged}")
     return count

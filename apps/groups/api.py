@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -28,7 +28,7 @@ from .serializers import (
     PlayerSerializer,
     contact_of,
 )
-from .services import Opponent, group_lines, lines_for_seats
+from .services import Opponent, group_lines, lines_for_seats, player_search
 
 
 def _opponent(o: Opponent) -> dict:
@@ -167,10 +167,7 @@ class PlayerSearchView(generics.GenericAPIView):
         params = PlayerQuerySerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         q = params.validated_data["q"].strip()
-        seats = Seat.objects.filter(
-            public_stages_filter("stage__"),
-            Q(entrant__name__icontains=q) | Q(entrant__code__iexact=q),
-        )
+        seats = Seat.objects.filter(public_stages_filter("stage__"), player_search(q))
         if "tournament" in params.validated_data:
             seats = seats.filter(stage__tournament__slug=params.validated_data["tournament"])
         seats = seats.select_related("entrant", "group__stage__tournament").order_by(

@@ -1,6 +1,10 @@
-"""What a draw makes of a stage: its groups, their seats and their games."""
+"""What a draw makes of a stage: its groups, their seats and their games, and the files it
+publishes for verification."""
 
 from __future__ import annotations
+
+import gzip
+import hashlib
 
 from django.conf import settings
 from django.db import models
@@ -157,3 +161,57 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.white.code}–{self.black.code} {self.result or '…'}"
+
+
+class PublishedFileManager(models.Manager):
+    def stored(self, stage, name: str, version: str) -> PublishedFile | None:
+        """The file as stored for ``version``, its content not loaded yet (None: not stored,
+        or stored for another version)."""
+        found = self.filter(stage=stage, name=name, version=version)
+        return found.defer("content_gzip").first()
+
+    def store(self, stage, name: str, version: str, text: str) -> PublishedFile:
+        """Store (or replace) the file; idempotent: two first requests at once build it twice
+        and keep one row with the same bytes (the build is deterministic, gzip's time 0)."""
+        raw = text.encode("utf-8")
+        stored, _ = self.update_or_create(
+            stage=stage,
+            name=name,
+            defaults={
+                "version": version,
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "size": len(raw),
+                "content_gzip": gzip.compress(raw, compresslevel=6, mtime=0),
+            },
+        )
+        return stored
+
+
+class PublishedFile(models.Model):
+    """A published stage's verification file (DRAW.json, entrants.csv, met-before.csv,
+    earlier-groups.csv) as the stage-file page serves it (``apps/office/views.py``): built
+    once from the draw, kept gzip-compressed. A published draw never changes, and DRAW.json
+    of 100,000 entrants takes over a second to build (24 MB; about 3 MB stored). To have one
+    built again (after a correction in the database), delete its row."""
+
+    stage = models.ForeignKey(
+        "stages.Stage", on_delete=models.CASCADE, related_name="published_files"
+    )
+    name = models.CharField(max_length=32)
+    # What the file was built from (the stage's digests and the file format): a file stored
+    # under another version is built again.
+    version = models.CharField(max_length=64)
+    sha256 = models.CharField(max_length=64, help_text="of the file itself (its ETag)")
+    size = models.PositiveBigIntegerField(help_text="bytes before compression")
+    content_gzip = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PublishedFileManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "name"], name="published_file_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.stage}"

@@ -115,6 +115,20 @@ def lines_for_seats(seats: list[Seat]) -> list[SeatLine]:
     return seat_lines(seats, games, by_entrant)
 
 
+def player_search(query: str) -> Q:
+    """The filter on seats behind "find a player" (the page and ``/api/players/``): the
+    entrant's name contains ``query``, or their code is ``query``, both ignoring case.
+
+    On PostgreSQL Django writes these as ``UPPER(name::text) LIKE UPPER('%q%')`` and
+    ``UPPER(code::text) = UPPER('q')``: exactly the expressions that the indexes of
+    ``apps/entrants/migrations/0003_search_indexes.py`` cover (trigrams of the upper-case
+    name, the upper-case code), so the planner reads only the matching entrants (a BitmapOr)
+    instead of every one. Another lookup here (``iexact`` on the name, ``contains`` …) would
+    need indexes of its own.
+    """
+    return Q(entrant__name__icontains=query) | Q(entrant__code__iexact=query)
+
+
 def forfeit_counts(group_ids: Iterable[int]) -> dict[tuple[int, str], int]:
     """How many games a withdrawal forfeited, by (group id, withdrawn entrant's code): the
     games marked ``forfeited_by`` in the given groups (one query)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -14,7 +13,7 @@ from apps.stages.permissions import public_stages_filter
 
 from .models import Group, Seat
 from .pages import group_rows
-from .services import group_lines, lines_for_seats
+from .services import group_lines, lines_for_seats, player_search
 
 FIND_LIMIT = 50
 
@@ -42,14 +41,15 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
 
 
 def find_player(request: HttpRequest, slug: str) -> HttpResponse:
-    """Entrants placed in the tournament's published stages, by name (contains) or exact code."""
+    """Entrants placed in the tournament's published stages, by name (contains) or exact code
+    (indexed on PostgreSQL: see ``services.player_search``)."""
     cup = get_object_or_404(Tournament, slug=slug)
     query = request.GET.get("q", "").strip()
     found: list[Seat] = []
     if query:
         found = list(
             Seat.objects.filter(public_stages_filter("stage__"), stage__tournament=cup)
-            .filter(Q(entrant__name__icontains=query) | Q(entrant__code__iexact=query))
+            .filter(player_search(query))
             .select_related("entrant", "group", "stage")
             .order_by("stage__order", "entrant__name", "entrant__code")[: FIND_LIMIT + 1]
         )

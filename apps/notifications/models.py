@@ -18,6 +18,7 @@ class Kind(TextChoices):
     INVITATION = "invitation", _("invitations")
     CLAIM = "claim", _("links to claim an entry")
     DEADLINE = "deadline", _("a reminder of my unfinished games before play ends")
+    REPORT = "report", _("results reported for my games, and disputes of them")
 
 
 # The kinds a user may turn off: invitations and claim links are sent because someone asked.

@@ -3,9 +3,9 @@
 1. :func:`prepare` divides the stage's entrants into groups (engine step 1) and stores on a
    :class:`DrawJobGroup` row what each group's draw needs: its members as the division saw
    them, and the pairs of them who met in an earlier stage;
-2. :func:`draw_one_group` seats one group (engine step 2), reading only its row (and its
-   job's), and stores the result there while counting it on the job (one statement on
-   PostgreSQL); a repeat finds the result stored and counted, and changes nothing;
+2. :func:`draw_groups` seats a batch of groups (engine step 2), reading only their rows (and
+   their job's), and stores the results there while counting them on the job (one statement
+   on PostgreSQL); a repeat finds the results stored and counted, and changes nothing;
 3. :func:`finish` replaces the stage's groups, seats and games with the job's, in one
    transaction, once every group is drawn; it runs at most once per job.
 
@@ -43,6 +43,12 @@ from apps.stages.services import move
 
 log = logging.getLogger(__name__)
 BATCH = 10_000
+# One group task seats this many groups at most (about 2 ms of engine each): a task's own
+# cost (the message, its acknowledgement, a commit) is paid once a batch, not once a group,
+# and the progress bar still moves a few dozen times in a draw of 1,000 groups. A small job
+# is cut into about MIN_TASKS batches so every worker process has some.
+GROUPS_PER_TASK = 25
+MIN_TASKS = 8
 FINISHED = (DrawJob.Status.SUCCEEDED, DrawJob.Status.FAILED)
 UNFINISHED = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
 # A job is resumed (its remaining steps queued again) when it has not finished this long
@@ -163,68 +169,112 @@ def prepare(job_id: int) -> list[int]:
     )
 
 
-def draw_one_group(job_id: int, number: int) -> bool:
-    """Step 2 for one group. Returns True when every group of the job is drawn.
+def batches(numbers: list[int]) -> list[list[int]]:
+    """The group numbers split into the batches of one task each: ``GROUPS_PER_TASK`` at
+    most, and smaller for a small job (cut into about ``MIN_TASKS`` batches), so that it
+    still has work for every worker process."""
+    size = max(1, min(GROUPS_PER_TASK, -(-len(numbers) // MIN_TASKS)))
+    return [numbers[i : i + size] for i in range(0, len(numbers), size)]
 
-    Two round trips to the database on PostgreSQL: one read of the group's row with what
-    it needs of its job, and one statement that stores the result and counts it. Both are
-    plain SQL: this task runs once per group, and the ORM took longer to build the read
-    than the database to answer it.
+
+def draw_one_group(job_id: int, number: int) -> bool:
+    """Step 2 for one group (see :func:`draw_groups`)."""
+    return draw_groups(job_id, [number])
+
+
+def draw_groups(job_id: int, numbers: list[int]) -> bool:
+    """Step 2 for a batch of groups. Returns True when every group of the job is drawn.
+
+    Two round trips to the database for the whole batch: one read of the groups' rows with
+    what they need of their job, and one statement (on PostgreSQL) that stores the results
+    of those not stored yet and counts them on the job, so the progress bar moves once a
+    batch. Both are plain SQL: the ORM took longer to build the read than the database to
+    answer it. A repeated batch finds its groups stored, and counted, already; a group
+    stored meanwhile by a concurrent repeat is neither stored again nor counted twice.
     """
+    if not numbers:
+        return False
     quote = connection.ops.quote_name
+    marks = ", ".join(["%s"] * len(numbers))
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT g.id, g.members, g.payload IS NOT NULL, j.status, j.seed, j.draw_settings,"
-            " j.done_groups, j.total_groups"
+            "SELECT g.id, g.number, g.members, g.payload IS NOT NULL, j.status, j.seed,"
+            " j.draw_settings, j.done_groups, j.total_groups"
             f" FROM {quote(DrawJobGroup._meta.db_table)} g"
             f" JOIN {quote(DrawJob._meta.db_table)} j ON j.id = g.job_id"
-            " WHERE g.job_id = %s AND g.number = %s",
-            [job_id, number],
+            f" WHERE g.job_id = %s AND g.number IN ({marks}) ORDER BY g.number",
+            [job_id, *numbers],
         )
-        row = cursor.fetchone()
-    if row is None:
-        raise DrawJobGroup.DoesNotExist(f"draw job {job_id} has no group {number}")
-    pk, members, drawn, status, seed, settings, done, total = row
+        rows = cursor.fetchall()
+    if len(rows) != len(set(numbers)):
+        missing = sorted(set(numbers) - {row[1] for row in rows})
+        raise DrawJobGroup.DoesNotExist(f"draw job {job_id} has no group {missing}")
+    _, _, _, _, status, seed, settings, done, total = rows[0]
     if status in FINISHED:
         return False
-    if not drawn:  # a repeated task finds its group stored, and counted, already
-        members = json.loads(members)  # JSON columns come as text to plain SQL
+    settings = DrawSettings.from_dict(_loaded(settings))
+    results: list[tuple[int, str]] = []
+    for pk, number, members, drawn, *_ in rows:
+        if drawn:  # a repeated task finds its group stored, and counted, already
+            continue
+        members = _loaded(members)
         entrants = [EngineEntrant(*fields) for fields in members["entrants"]]
         partners = met_before_map(tuple(pair) for pair in members["met_before"])
-        settings = DrawSettings.from_dict(json.loads(settings))
         try:
             group = draw_group(number, entrants, settings, seed, partners)
         except DrawError as exc:
             fail(job_id, str(exc))
             return False
-        done, total = _store_group(pk, job_id, group.as_dict())
+        # JSON text: half the cost of adapting the dict as a jsonb parameter
+        results.append((pk, json.dumps(group.as_dict(), separators=(",", ":"))))
+    if results:
+        done, total = _store_groups(job_id, results)
     return done >= total
 
 
-def _store_group(row_id: int, job_id: int, payload: dict) -> tuple[int, int]:
-    """Store a group's result on its row unless it is there already, count it on the job
-    once, and return the job's groups (done, total) as of that count.
+def _loaded(value):
+    """A JSON column's value read with plain SQL (text on PostgreSQL and SQLite)."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
 
-    On PostgreSQL this is one statement, so one transaction: the row's update and the count
-    commit together or not at all, and a concurrent repeat of the group waits for the row
-    and then finds it stored.
+
+def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int]:
+    """Store each group's result (``(row id, JSON text)``) on its row unless it is there
+    already, count those stored on the job, and return the job's groups (done, total) as of
+    that count.
+
+    On PostgreSQL this is one statement, so one transaction: the rows' update and the count
+    commit together or not at all, and a concurrent repeat of a group waits for its row and
+    then finds it stored.
     """
     if connection.vendor == "postgresql":
         quote = connection.ops.quote_name
+        # A VALUES row a group, not arrays: the driver quotes a text parameter in C, but
+        # escapes the quotes inside an array's elements one by one in Python.
+        values = ", ".join(["(%s, CAST(%s AS jsonb))"] * len(results))
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)}"
-                " SET payload = CAST(%s AS jsonb) WHERE id = %s AND payload IS NULL RETURNING id)"
+                f"WITH given (id, payload) AS (VALUES {values}),"
+                f" stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)} g"
+                " SET payload = given.payload FROM given"
+                " WHERE g.id = given.id AND g.payload IS NULL RETURNING g.id)"
                 f" UPDATE {quote(DrawJob._meta.db_table)}"
                 " SET done_groups = done_groups + (SELECT count(*) FROM stored)"
                 " WHERE id = %s RETURNING done_groups, total_groups",
-                # JSON text: half the cost of adapting the dict as a jsonb parameter
-                [json.dumps(payload, separators=(",", ":")), row_id, job_id],
+                [*(value for row in results for value in row), job_id],
             )
             return cursor.fetchone()
-    with transaction.atomic():
-        if DrawJobGroup.objects.filter(pk=row_id, payload__isnull=True).update(payload=payload):
-            DrawJob.objects.filter(pk=job_id).update(done_groups=F("done_groups") + 1)
+    table = DrawJobGroup._meta.db_table
+    with transaction.atomic(), connection.cursor() as cursor:
+        stored = 0
+        for pk, text in results:
+            cursor.execute(
+                f"UPDATE {connection.ops.quote_name(table)} SET payload = %s"
+                " WHERE id = %s AND payload IS NULL",
+                [text, pk],
+            )
+            stored += cursor.rowcount
+        if stored:
+            DrawJob.objects.filter(pk=job_id).update(done_groups=F("done_groups") + stored)
         return DrawJob.objects.filter(pk=job_id).values_list("done_groups", "total_groups").get()
 
 

@@ -21,6 +21,7 @@ from apps.stages.models import (
     GROUP_TOO_LARGE,
     GROUP_TOO_SMALL,
     NATION_GAMES_TOO_MANY,
+    REPORT_ACCEPT_DAYS,
     Stage,
     Tournament,
     validate_formula,
@@ -299,6 +300,17 @@ class StageForm(SettingsForm):
     )
     play_starts_on = forms.DateField(label=_("Play starts on"), required=False, widget=DateInput())
     play_ends_on = forms.DateField(label=_("Play ends on"), required=False, widget=DateInput())
+    report_accept_days = forms.IntegerField(
+        label=_("Days to answer a reported result"),
+        min_value=1,
+        max_value=90,
+        initial=REPORT_ACCEPT_DAYS,
+        required=False,
+        help_text=_(
+            "A result a player reports stands after this many days unless the opponent "
+            "answers. Empty: 7."
+        ),
+    )
 
     GROUPS = (
         (_("The stage"), ("kind", "order")),
@@ -320,7 +332,7 @@ class StageForm(SettingsForm):
             _("Qualification for the next stage"),
             ("qualify_rule", "qualify_value", "qualify_relative"),
         ),
-        (_("Play period"), ("play_starts_on", "play_ends_on")),
+        (_("Play period"), ("play_starts_on", "play_ends_on", "report_accept_days")),
     )
 
     def __init__(self, *args, tournament: Tournament, **kwargs) -> None:
@@ -331,6 +343,9 @@ class StageForm(SettingsForm):
 
     def clean_qualify_rule(self) -> str:
         return self.cleaned_data.get("qualify_rule") or ""
+
+    def clean_report_accept_days(self) -> int:
+        return self.cleaned_data.get("report_accept_days") or REPORT_ACCEPT_DAYS
 
 
 def stage_initial(stage: Stage) -> dict:

@@ -112,4 +112,6 @@ def publish_draw(user, stage: Stage) -> Stage:
         # pending with the publication, computed on commit.
         schedule_recomputes(stage.groups.values_list("pk", flat=True))
         transaction.on_commit(lambda: notify.draw_published.delay(stage.pk))
+        # DRAW.json and its inputs, built once and kept (apps/office/publication.py).
+        transaction.on_commit(lambda: tasks.store_published_files.delay(stage.pk))
     return stage

@@ -1,9 +1,10 @@
 """Celery tasks of the draw job: thin wrappers around ``draw.py``.
 
-``run_draw`` divides the stage and fans out one ``draw_group`` task per group; the task that
-completes the last group runs ``finish_draw``. Every step is idempotent, tasks are acknowledged
-only after they ran (a killed worker's task is delivered again), and database hiccups are
-retried; a step that still fails marks the job failed.
+``run_draw`` divides the stage and fans out one ``draw_groups`` task per batch of groups (up
+to ``draw.GROUPS_PER_TASK``); the task that completes the last group runs ``finish_draw``.
+Every step is idempotent, tasks are acknowledged only after they ran (a killed worker's task
+is delivered again), and database hiccups are retried; a step that still fails marks the job
+failed.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import DatabaseError
 
-from . import draw
+from . import draw, publication
 
 
 def _draw_step_failed(task, exc, task_id, args, kwargs, einfo) -> None:
@@ -33,7 +34,7 @@ RETRY = {
     "autoretry_for": (DatabaseError,),
     "retry_backoff": True,
     "max_retries": 5,
-    # One step (the division, one group, the finish) takes seconds at 100,000 entrants; a
+    # One step (the division, a batch of groups, the finish) takes seconds at 100,000 entrants; a
     # step past these limits is stopped, and on_failure marks the job failed.
     "soft_time_limit": 240,
     "time_limit": 300,
@@ -43,15 +44,22 @@ RETRY = {
 @shared_task(**RETRY)
 def run_draw(job_id: int) -> int:
     numbers = draw.prepare(job_id)
-    for number in numbers:
-        draw_group.delay(job_id, number)
+    for batch in draw.batches(numbers):
+        draw_groups.delay(job_id, batch)
     if not numbers:
         finish_draw.delay(job_id)
     return len(numbers)
 
 
 @shared_task(**RETRY)
+def draw_groups(job_id: int, numbers: list[int]) -> None:
+    if draw.draw_groups(job_id, numbers):
+        finish_draw.delay(job_id)
+
+
+@shared_task(**RETRY)
 def draw_group(job_id: int, number: int) -> None:
+    """One group: the task of earlier versions, kept for the messages they left queued."""
     if draw.draw_one_group(job_id, number):
         finish_draw.delay(job_id)
 
@@ -69,3 +77,20 @@ def resume_stalled_draws() -> dict[str, int]:
     for job_id in resume:
         run_draw.delay(job_id)
     return {"resumed": len(resume), "stopped": len(late)}
+
+
+@shared_task(
+    outbox=False,  # not needed to serve them: the first request builds a missing file
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+    soft_time_limit=240,
+    time_limit=300,
+)
+def store_published_files(stage_id: int) -> int:
+    """After a publication: build and store the stage's verification files once
+    (``publication.store_files``; idempotent, so a retried or repeated task stores nothing
+    twice)."""
+    return publication.store_files(stage_id)

@@ -35,7 +35,7 @@ from apps.stages.permissions import visible_stages_filter
 
 from .history import game_events
 from .imports import ImportReport, import_results
-from .models import ResultReport
+from .models import PGN_MAX_LENGTH, ResultReport
 from .reports import (
     can_see_reports,
     confirm_report,
@@ -149,6 +149,19 @@ class ResultRequestSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="Required when correcting a finished game.",
     )
+    pgn = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=PGN_MAX_LENGTH,
+        help_text="The game's score (movetext or a whole PGN game), checked move by move "
+        "against the result; '' removes it; absent: the stored score stays.",
+    )
+    finished_on = serializers.DateField(
+        required=False,
+        allow_null=True,
+        help_text="The day the game ended; absent: the stored day, or today for a new result.",
+    )
 
 
 class WithdrawalRequestSerializer(serializers.Serializer):
@@ -248,6 +261,8 @@ class GameResultView(APIView):
             expected_version=data["expected_version"],
             adjudicated=data["adjudicated"],
             reason=data["reason"],
+            pgn=data.get("pgn"),
+            finished_on=data.get("finished_on"),
         )
         return Response(GameDetailSerializer(game_for(request, pk)).data)
 
@@ -351,7 +366,7 @@ class ResultReportRequestSerializer(serializers.Serializer):
         default="",
         allow_blank=True,
         trim_whitespace=False,
-        max_length=100_000,
+        max_length=PGN_MAX_LENGTH,
         help_text="The game score, PGN movetext or a whole PGN game: checked move by move "
         "and against the result (a bad score answers 400 and says why).",
     )

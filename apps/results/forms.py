@@ -10,6 +10,20 @@ from django.utils.translation import gettext_lazy as _
 from apps.core.results import Result
 from apps.groups.models import Game
 
+from .models import PGN_MAX_LENGTH
+
+
+def score_field(label, help_text) -> forms.CharField:
+    """A game score's text area (PGN movetext or a whole game; checked by the action)."""
+    return forms.CharField(
+        label=label,
+        required=False,
+        strip=False,
+        max_length=PGN_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
+        help_text=help_text,
+    )
+
 
 class ResultForm(forms.Form):
     """A game's result; ``version`` is the version the TD saw (optimistic concurrency)."""
@@ -21,9 +35,23 @@ class ResultForm(forms.Form):
         label=_("Reason"),
         max_length=200,
         required=False,
-        help_text=_("Required when correcting a finished game."),
+        help_text=_(
+            "Required when correcting a finished game. With an adjudication: the note the "
+            "players see on the game's page."
+        ),
     )
     version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    # On the game's own form only (the grid's dialog sends neither: they stay as they are).
+    finished_on = forms.DateField(
+        label=_("Finished on"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("Empty: the day the result is entered."),
+    )
+    pgn = score_field(
+        _("Game score (PGN)"),
+        _("The moves or a whole PGN game, checked move by move; empty: no score."),
+    )
 
     @classmethod
     def for_game(cls, game: Game, **kwargs) -> ResultForm:
@@ -32,6 +60,8 @@ class ResultForm(forms.Form):
                 "result": game.result,
                 "adjudicated": game.adjudicated,
                 "version": game.version,
+                "finished_on": game.finished_on,
+                "pgn": game.pgn,
             },
             **kwargs,
         )
@@ -125,3 +155,25 @@ class ResultImportConfirmForm(forms.Form):
 
     text = forms.CharField(strip=False, widget=forms.Textarea(attrs={"hidden": True}))
     format = forms.ChoiceField(choices=FILE_FORMATS[1:], widget=forms.HiddenInput)
+
+
+class ReportForm(forms.Form):
+    """A player reports their game's result (a played one), with its score if they like."""
+
+    result = forms.ChoiceField(
+        label=_("Result"), choices=[(r.value, r.label) for r in Result if r.played]
+    )
+    pgn = score_field(
+        _("Game score (PGN, optional)"),
+        _("The moves (1. e4 e5 2. Nf3 …) or a whole PGN game; checked move by move."),
+    )
+
+
+class DisputeForm(forms.Form):
+    """The opponent disputes a reported result and says why."""
+
+    reason = forms.CharField(
+        label=_("Why is the result wrong?"),
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )

@@ -10,6 +10,10 @@ from django.utils.translation import gettext_lazy as _
 from apps.core.choices import TextChoices
 from apps.core.results import Result
 
+# The longest game score a form or an API request takes (a game fits in far less; the request
+# body limit guards the rest).
+PGN_MAX_LENGTH = 100_000
+
 
 class ResultReport(models.Model):
     """A result one player of a game reported. It stands once the opponent confirms it; a
@@ -24,6 +28,8 @@ class ResultReport(models.Model):
         PENDING = "pending", _("awaiting the opponent")
         CONFIRMED = "confirmed", _("confirmed")
         DISPUTED = "disputed", _("disputed")
+        # Nobody answered within the stage's report_accept_days: the result stood.
+        ACCEPTED = "accepted", _("stood unanswered")
 
     # Played results only: forfeits are the TD's to enter.
     RESULTS = [(r.value, r.label) for r in Result if r.played]
@@ -38,6 +44,8 @@ class ResultReport(models.Model):
     pgn = models.TextField(blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     reason = models.CharField(max_length=500, blank=True, default="")  # the dispute's reason
+    # The day the game ended: the score's Date tag when complete, else the day of the report.
+    finished_on = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     answered_by = models.ForeignKey(
@@ -50,6 +58,7 @@ class ResultReport(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["status", "created_at"], name="result_report_due")]
         constraints = [
             models.UniqueConstraint(
                 fields=["game"],

@@ -1,13 +1,20 @@
 """Results players report: one of the two players of a game reports its result (and, if
 they like, its score); the opponent confirms it, and the result stands as if the TD had
 entered it, or disputes it with a reason, and the group's TD decides (by entering the
-result). Each step is one transaction with its audit event; the game row is locked first.
+result). A report nobody answers within the stage's ``report_accept_days`` stands by itself
+(:func:`accept_due_reports`, run by Celery beat). Each step is one transaction with its
+audit event; the game row is locked first; its e-mails go on commit (the opponent of a new
+report; the reporter and the TD of a dispute; both players when a result stands).
 """
 
 from __future__ import annotations
 
+import io
+import logging
+from datetime import date, datetime, timedelta
+
+import chess.pgn
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,8 +23,10 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import can_enter_results
 from apps.core.results import Result
 from apps.groups.models import Game, Group
+from apps.stages.models import Stage
 
-from .imports import checked_game_score
+from . import tasks
+from .imports import _pgn_date, checked_game_score
 from .models import ResultReport
 from .services import (
     locked_game,
@@ -26,6 +35,8 @@ from .services import (
     require_result_code,
     set_result,
 )
+
+log = logging.getLogger(__name__)
 
 
 def player_side(user, game: Game) -> str | None:
@@ -127,7 +138,12 @@ def report_result(user, game: Game, result: str, pgn: str = "") -> ResultReport:
         try:
             with transaction.atomic():
                 report = ResultReport.objects.create(
-                    game=game, reporter=user, reporter_side=side, result=code.value, pgn=stored
+                    game=game,
+                    reporter=user,
+                    reporter_side=side,
+                    result=code.value,
+                    pgn=stored,
+                    finished_on=_score_date(stored) or timezone.localdate(),
                 )
         except IntegrityError:  # the game row is locked: only if the lock was bypassed
             raise ActionError(
@@ -135,8 +151,19 @@ def report_result(user, game: Game, result: str, pgn: str = "") -> ResultReport:
                 _("A result reported for this game awaits the opponent's answer already."),
             ) from None
         _audit(Action.RESULT_REPORTED, user, game, report, pgn=bool(stored))
-        # TODO(notifications): e-mail the opponent (needs a helper in apps/notifications).
+        transaction.on_commit(lambda: tasks.result_reported.delay(report.pk))
     return report
+
+
+def _score_date(stored: str) -> date | None:
+    """The complete Date tag of a checked score (a future date is no date)."""
+    if not stored:
+        return None
+    headers = chess.pgn.read_headers(io.StringIO(stored))
+    day, _problem = _pgn_date(headers.get("Date", "") if headers else "")
+    if day is None or day > timezone.localdate():
+        return None
+    return day
 
 
 def confirm_report(user, report: ResultReport) -> ResultReport:
@@ -150,14 +177,20 @@ def confirm_report(user, report: ResultReport) -> ResultReport:
         report.answered_at, report.answered_by = timezone.now(), user
         report.save(update_fields=["status", "answered_at", "answered_by"])
         _audit(Action.RESULT_REPORT_CONFIRMED, user, game, report)
-        set_result(
-            user,
-            game,
-            report.result,
-            expected_version=game.version,
-            pgn=report.pgn or None,
-        )
+        _stand(user, game, report)
     return report
+
+
+def _stand(user, game: Game, report: ResultReport) -> None:
+    """The report's result (score, finish date) becomes the game's."""
+    set_result(
+        user,
+        game,
+        report.result,
+        expected_version=game.version,
+        pgn=report.pgn or None,
+        finished_on=report.finished_on,
+    )
 
 
 def dispute_report(user, report: ResultReport, reason: str) -> ResultReport:
@@ -174,22 +207,67 @@ def dispute_report(user, report: ResultReport, reason: str) -> ResultReport:
         report.answered_at, report.answered_by = timezone.now(), user
         report.save(update_fields=["status", "reason", "answered_at", "answered_by"])
         _audit(Action.RESULT_REPORT_DISPUTED, user, game, report, reason=reason)
+        transaction.on_commit(lambda: tasks.report_disputed.delay(report.pk))
     return report
 
 
-def _reports(group: Group, status: str) -> QuerySet[ResultReport]:
-    return (
-        ResultReport.objects.filter(game__group=group, status=status)
+def stands_on(report: ResultReport, days: int) -> datetime:
+    """When a pending report stands unanswered (``days``: its stage's report_accept_days)."""
+    return report.created_at + timedelta(days=days)
+
+
+def accept_due_reports(now: datetime | None = None) -> list[int]:
+    """Let every pending report that nobody answered within its stage's
+    ``report_accept_days`` stand, as the system: the report is marked accepted and its
+    result becomes the game's, each in its own transaction. Reports of games finished
+    meanwhile, of closed groups or of stages out of play wait (the TD decides). Returns the
+    reports accepted now; run again, or twice at once, it accepts none of them twice."""
+    now = now or timezone.now()
+    due = (
+        ResultReport.objects.filter(
+            status=ResultReport.Status.PENDING,
+            game__result="",
+            game__group__closed_at__isnull=True,
+            game__group__stage__status=Stage.Status.PUBLISHED,
+            created_at__lte=now - timedelta(days=1),
+        )
+        .select_related("game__group__stage")
+        .order_by("created_at", "pk")
+    )
+    accepted = []
+    for report in due.iterator(chunk_size=500):
+        if stands_on(report, report.game.group.stage.report_accept_days) > now:
+            continue
+        try:
+            with transaction.atomic():
+                game, report = _locked_report(report)
+                if report.status != ResultReport.Status.PENDING or game.result:
+                    continue
+                report.status = ResultReport.Status.ACCEPTED
+                report.answered_at = now
+                report.save(update_fields=["status", "answered_at"])
+                _audit(Action.RESULT_REPORT_ACCEPTED, None, game, report)
+                _stand(None, game, report)
+        except ActionError as refused:  # the group closed meanwhile, say: the TD decides
+            log.info("report %s not accepted: %s", report.pk, refused.message)
+            continue
+        accepted.append(report.pk)
+    return accepted
+
+
+def report_queue(group: Group) -> tuple[list[ResultReport], list[ResultReport]]:
+    """The TD's queue of the group's open games (one query): the disputed reports, then the
+    reports awaiting the opponent, oldest first."""
+    reports = list(
+        ResultReport.objects.filter(
+            game__group=group,
+            game__result="",
+            status__in=(ResultReport.Status.DISPUTED, ResultReport.Status.PENDING),
+        )
         .select_related("game__white", "game__black", "reporter")
         .order_by("created_at", "pk")
     )
-
-
-def pending_reports(group: Group) -> QuerySet[ResultReport]:
-    """The group's reports awaiting the opponent, oldest first."""
-    return _reports(group, ResultReport.Status.PENDING)
-
-
-def disputed_reports(group: Group) -> QuerySet[ResultReport]:
-    """The TD's queue: disputed reports of games still without a result, oldest first."""
-    return _reports(group, ResultReport.Status.DISPUTED).filter(game__result="")
+    return (
+        [r for r in reports if r.status == ResultReport.Status.DISPUTED],
+        [r for r in reports if r.status == ResultReport.Status.PENDING],
+    )

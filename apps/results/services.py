@@ -6,12 +6,14 @@ based on an older version is refused with a conflict (nothing is overwritten sil
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.core.audit import entrant_withdrawn, result_changed
+from apps.core.audit import Action, entrant_withdrawn, record, result_changed
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_result_entry
 from apps.core.results import Result, Side
@@ -65,12 +67,20 @@ def enter_result(
     expected_version: int,
     adjudicated: bool = False,
     reason: str = "",
+    pgn: str | None = None,
+    finished_on: date | None = None,
 ) -> Game:
-    """Set (or correct) a game's result. A correction of a finished game needs a reason."""
+    """Set (or correct) a game's result. A correction of a finished game needs a reason.
+    ``pgn`` (None: keep the stored one) is the game's score, checked move by move against
+    the result ('' removes it); ``finished_on`` (None: keep, or today for a new result)."""
     require_result_code(result)
     with transaction.atomic():
         game = locked_game(game.pk)
         require_result_entry(user, game.group)
+        if pgn is not None:
+            from .imports import checked_game_score  # imports builds on this module
+
+            pgn = checked_game_score(game, result, pgn) if pgn.strip() and result else ""
         return set_result(
             user,
             game,
@@ -78,6 +88,8 @@ def enter_result(
             expected_version=expected_version,
             adjudicated=adjudicated,
             reason=reason,
+            pgn=pgn,
+            finished_on=finished_on,
         )
 
 
@@ -99,11 +111,13 @@ def set_result(
     adjudicated: bool = False,
     reason: str = "",
     pgn: str | None = None,
+    finished_on: date | None = None,
 ) -> Game:
     """The result change itself, for a caller that checked who may make it: ``game`` is
     locked (:func:`locked_game`) in the caller's transaction. The stage must be in play and
     the group open; audited, standings marked, the result e-mail sent on commit. ``pgn``
-    (when not None) is stored as the game's score with the result."""
+    (when not None) is stored as the game's score with the result. The game's finish date
+    is ``finished_on``, else the one it has, else today; a game back in progress has none."""
     reason = reason.strip()
     require_in_play(game.group.stage)
     require_group_open(game.group)
@@ -122,9 +136,12 @@ def set_result(
             [{"game": game.pk, "version": game.version, "result": game.result}],
         )
     old, old_adjudicated = game.result, game.adjudicated
-    if (old, old_adjudicated) == (result, adjudicated):
+    result_changes = (old, old_adjudicated) != (result, adjudicated and bool(result))
+    score_changes = pgn is not None and pgn != game.pgn
+    date_changes = finished_on is not None and bool(result) and finished_on != game.finished_on
+    if not (result_changes or score_changes or date_changes):
         return game
-    correcting = bool(old)
+    correcting = bool(old) and result_changes
     if correcting and not reason:
         raise ActionError(
             ErrorCode.INVALID_INPUT, _("Give a reason for correcting a finished game.")
@@ -132,11 +149,26 @@ def set_result(
     game.result, game.adjudicated = result, adjudicated and bool(result)
     game.version += 1
     game.updated_at = timezone.now()
-    fields = ["result", "adjudicated", "version", "updated_at"]
+    if game.result:
+        game.finished_on = finished_on or game.finished_on or timezone.localdate()
+    else:
+        game.finished_on = None
+    fields = ["result", "adjudicated", "version", "updated_at", "finished_on"]
     if pgn is not None:
         game.pgn = pgn
         fields.append("pgn")
     game.save(update_fields=fields)
+    if not result_changes:  # the score or the date of a finished game: no result e-mail
+        record(
+            Action.GAME_SCORE_CHANGED,
+            user,
+            stage=game.group.stage,
+            group=game.group,
+            game=game,
+            pgn=bool(game.pgn),
+            finished_on=game.finished_on.isoformat() if game.finished_on else None,
+        )
+        return game
     result_changed(
         user,
         game,

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core.audit import Action, AuditEvent, result_change_data
+from apps.core.bulk import insert_rows, update_rows
 from apps.core.permissions import require_organizer
 from apps.core.results import Result
 from apps.entrants.models import StageEntry
@@ -23,6 +24,7 @@ from apps.standings.services import recompute_group
 from .services import withdraw_entrant
 
 DRAW_RATE = 0.45  # correspondence chess draws a lot
+CHUNK = 20_000  # games read and written at a time
 
 
 def expected_white_score(white_rating: int | None, black_rating: int | None) -> float:
@@ -34,54 +36,78 @@ def simulate_results(
     user, stage, *, share: float = 0.6, withdrawals: float = 0.004, seed: str = "simulation"
 ) -> int:
     """Finish about ``share`` of the stage's open games and withdraw about ``withdrawals``
-    of its entrants. Returns the number of results entered."""
+    of its entrants. Returns the number of results entered.
+
+    The games are read and written CHUNK at a time (plain rows, written with
+    :func:`~apps.core.bulk.update_rows` and :func:`~apps.core.bulk.insert_rows`), so the
+    memory it takes does not grow with the stage: a 100,000-entrant stage has 500,000 games.
+    """
     require_organizer(user, stage.tournament)
     rng = ChanceStream(seed, f"results/{stage.pk}")
     now = timezone.now()
-    games = list(
+    games = (
         Game.objects.filter(group__stage=stage, result="")
-        .select_related("white", "black", "group")
         .order_by("group__number", "number")
+        .values_list("pk", "group_id", "version", "white__rating", "black__rating")
     )
-    finished = []
-    for game in games:
-        if rng.uniform() >= share:
-            continue
-        e = expected_white_score(game.white.rating, game.black.rating)
-        win = max(0.0, e - DRAW_RATE / 2)
-        loss = max(0.0, 1 - e - DRAW_RATE / 2)
-        u = rng.uniform()
-        game.result = (
-            Result.WHITE_WINS if u < win else Result.BLACK_WINS if u < win + loss else Result.DRAW
-        )
-        game.version += 1
-        # correspondence games end over months: spread the results over the past year
-        game.updated_at = now - timedelta(days=rng.below(365), minutes=rng.below(1440))
-        finished.append(game)
+    entered = 0
     with transaction.atomic():
-        Game.objects.bulk_update(finished, ["result", "version", "updated_at"], batch_size=2000)
-        AuditEvent.objects.bulk_create(
-            [
-                AuditEvent(
-                    action=Action.RESULT_ENTERED,
-                    actor=user,
-                    tournament_id=stage.tournament_id,
-                    stage_id=stage.pk,
-                    group_id=g.group_id,
-                    game_id=g.pk,
-                    data={
-                        **result_change_data(old="", new=g.result, adjudicated=False, reason=""),
-                        "simulated": True,
-                    },
-                )
-                for g in finished
-            ],
-            batch_size=2000,
-        )
-    entries = list(StageEntry.objects.filter(stage=stage).order_by("entrant__code"))
-    for entry in entries:
+        chunk: list[tuple] = []
+        for pk, group_id, version, white_rating, black_rating in games.iterator(CHUNK):
+            if rng.uniform() >= share:
+                continue
+            e = expected_white_score(white_rating, black_rating)
+            win = max(0.0, e - DRAW_RATE / 2)
+            loss = max(0.0, 1 - e - DRAW_RATE / 2)
+            u = rng.uniform()
+            result = (
+                Result.WHITE_WINS
+                if u < win
+                else Result.BLACK_WINS
+                if u < win + loss
+                else Result.DRAW
+            )
+            # correspondence games end over months: spread the results over the past year
+            when = now - timedelta(days=rng.below(365), minutes=rng.below(1440))
+            chunk.append((pk, group_id, result.value, version + 1, when))
+            if len(chunk) >= CHUNK:
+                entered += _write(user, stage, chunk)
+                chunk = []
+        entered += _write(user, stage, chunk)
+    codes = StageEntry.objects.filter(stage=stage).order_by("entrant__code")
+    for entry_id in codes.values_list("pk", flat=True).iterator(CHUNK):
         if rng.uniform() < withdrawals:
-            withdraw_entrant(user, entry, "withdrew (simulated)")
+            withdraw_entrant(user, StageEntry.objects.get(pk=entry_id), "withdrew (simulated)")
     for group_id in stage.groups.values_list("pk", flat=True):
         recompute_group(group_id)
-    return len(finished)
+    return entered
+
+
+def _write(user, stage, chunk: list[tuple]) -> int:
+    """One chunk of simulated results: the games, and an audit event each."""
+    update_rows(
+        Game,
+        ["result", "version", "updated_at", "finished_on"],
+        (
+            (pk, result, version, when, timezone.localdate(when))
+            for pk, _group, result, version, when in chunk
+        ),
+    )
+    data = result_change_data(old="", new="", adjudicated=False, reason="")
+    insert_rows(
+        AuditEvent,
+        ["action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"],
+        (
+            (
+                Action.RESULT_ENTERED.value,
+                user.pk,
+                stage.tournament_id,
+                stage.pk,
+                group_id,
+                pk,
+                {**data, "new": result, "simulated": True},
+            )
+            for pk, group_id, result, _version, _when in chunk
+        ),
+    )
+    return len(chunk)

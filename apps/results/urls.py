@@ -4,9 +4,15 @@ from django.urls import path
 
 from apps.stages.pages import GROUP, STAGE
 
-from . import views
+from . import game_views, views
+
+GAME = GROUP + "games/<int:game_number>/"
 
 urlpatterns = [
+    path(GAME, game_views.game, name="game"),
+    path(GAME + "report/", game_views.report, name="game-report"),
+    path(GAME + "reports/<int:report_id>/confirm/", game_views.confirm, name="game-report-confirm"),
+    path(GAME + "reports/<int:report_id>/dispute/", game_views.dispute, name="game-report-dispute"),
     path(GROUP + "td/", views.director, name="group-td"),
     path(GROUP + "results/", views.results, name="group-results"),
     path(GROUP + "results/game/<int:game_number>/", views.game_result, name="game-result"),

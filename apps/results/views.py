@@ -47,6 +47,7 @@ from .forms import (
 from .history import game_history, recent_changes, result_label
 from .imports import ImportReport, import_results
 from .pages import game_url, result_entry_page, results_url
+from .reports import report_queue
 from .services import enter_result, withdraw_entrant
 
 # ---------------------------------------------------------------------------
@@ -146,6 +147,7 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "changes": recent_changes(group),
         "deadline": play_deadline(group.stage),
     }
+    context["disputed"], context["pending"] = report_queue(group)
     return render(request, "results/results.html", context)
 
 
@@ -170,6 +172,9 @@ def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpRes
                     expected_version=data["version"],
                     adjudicated=data["adjudicated"],
                     reason=data["reason"],
+                    # Only the game's own form has these (not the grid's dialog).
+                    pgn=data["pgn"] if "pgn" in request.POST else None,
+                    finished_on=data["finished_on"],
                 )
             except ActionError as refused:
                 if refused.code == ErrorCode.PERMISSION_DENIED:

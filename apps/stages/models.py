@@ -15,6 +15,9 @@ from django.utils.translation import pgettext_lazy
 
 from apps.core.choices import TextChoices
 
+# A reported result stands after this many days unless the opponent answers (the default).
+REPORT_ACCEPT_DAYS = 7
+
 # Bounds of the settings an organizer types, each with the reason a value beyond it is refused.
 # The model's validators, the API's serializers and the pages' forms all use these.
 GAMES_MIN, GAMES_MAX = 2, 60
@@ -241,6 +244,12 @@ class Stage(models.Model):
     )
     play_starts_on = models.DateField(null=True, blank=True, verbose_name=_("play starts on"))
     play_ends_on = models.DateField(null=True, blank=True, verbose_name=_("play ends on"))
+    # A result a player reports stands after this many days unless the opponent answers.
+    report_accept_days = models.PositiveSmallIntegerField(
+        default=REPORT_ACCEPT_DAYS,
+        validators=[MinValueValidator(1), MaxValueValidator(90)],
+        verbose_name=_("days to answer a reported result"),
+    )
     seed = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.DRAFT)
     entrants_digest = models.CharField(max_length=64, blank=True)

@@ -152,6 +152,7 @@ class StageSerializer(serializers.ModelSerializer):
             "qualify_relative",
             "play_starts_on",
             "play_ends_on",
+            "report_accept_days",
             "seed",
             "entrants_digest",
             "draw_digest",
@@ -412,6 +413,13 @@ class StageWriteSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="The last day of play (not before play_starts_on). May change until the "
         "stage is closed.",
+    )
+    report_accept_days = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=90,
+        help_text="A result a player reports stands after this many days unless the opponent "
+        "confirms or disputes it first (default 7). May change until the stage is closed.",
     )
 
     API_NAMES = {"games_per_player_override": ("games_per_player",)}

@@ -76,7 +76,7 @@ PAIRING_FIELDS = (
     "formula",
 )
 QUALIFICATION_FIELDS = ("qualify_rule", "qualify_value", "qualify_relative")
-PLAY_FIELDS = ("play_starts_on", "play_ends_on")
+PLAY_FIELDS = ("play_starts_on", "play_ends_on", "report_accept_days")
 STAGE_FIELDS = PLACE_FIELDS + PAIRING_FIELDS + QUALIFICATION_FIELDS + PLAY_FIELDS
 
 SLUG_MAX_LENGTH = Tournament._meta.get_field("slug").max_length

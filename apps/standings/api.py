@@ -3,7 +3,8 @@
 Readable by anyone who may see the stage. Points are numbers; the tie-break ``figures`` are
 exact decimals as strings (``"33.333333"``), keyed as in the standings CSV. While a group's
 recompute is pending, ``pending_since`` says since when its stored standings may miss results
-(the ranking says it for the stage's groups); organizers can force a recompute with
+(the ranking says it for the stage's groups, and ``ranking_pending_since`` for the stored
+ranking itself, read a page at a time); organizers can force a recompute with
 ``POST /api/stages/{id}/recompute/``.
 """
 
@@ -26,7 +27,13 @@ from apps.stages.lookups import stage_for_action, stage_for_reading
 from .crosstable import Crosstable, Row, build
 from .display import ordered_cells
 from .models import GroupStanding
-from .services import force_recompute, pending_since, stage_pending, stage_ranking
+from .services import (
+    StoredRanking,
+    force_recompute,
+    pending_since,
+    ranking_state,
+    stage_pending,
+)
 
 # ---------------------------------------------------------------------------
 # Serializers
@@ -188,21 +195,26 @@ class GroupCrosstableView(APIView):
         return Response(CrosstableSerializer(_table(table, rows)).data)
 
 
+def _time(value) -> str | None:
+    return serializers.DateTimeField().to_representation(value) if value else None
+
+
 class RankingPagination(Pagination):
-    """Pages of 100, with the stage's pending standings (set by the view before paginating)."""
+    """Pages of 100, with the stage's pending standings and the stored ranking's state (set
+    by the view before paginating)."""
 
     page_size = 100
     pending_groups = 0
     pending_since = None
+    ranking_at = None
+    ranking_pending_since = None
 
     def get_paginated_response(self, data) -> Response:
         response = super().get_paginated_response(data)
         response.data["pending_groups"] = self.pending_groups
-        response.data["pending_since"] = (
-            serializers.DateTimeField().to_representation(self.pending_since)
-            if self.pending_since
-            else None
-        )
+        response.data["pending_since"] = _time(self.pending_since)
+        response.data["ranking_at"] = _time(self.ranking_at)
+        response.data["ranking_pending_since"] = _time(self.ranking_pending_since)
         return response
 
     def get_paginated_response_schema(self, schema: dict) -> dict:
@@ -218,12 +230,27 @@ class RankingPagination(Pagination):
             "description": "The oldest of their marks: results entered since then may not be "
             "counted in the ranking yet.",
         }
+        paginated["properties"]["ranking_at"] = {
+            "type": "string",
+            "format": "date-time",
+            "nullable": True,
+            "description": "When the stored ranking these rows come from was built (null: not "
+            "yet).",
+        }
+        paginated["properties"]["ranking_pending_since"] = {
+            "type": "string",
+            "format": "date-time",
+            "nullable": True,
+            "description": "Set while the stored ranking is being rebuilt: standings changed "
+            "since then may not be counted in these rows yet. Null: up to date.",
+        }
         return paginated
 
 
 class StageRankingView(GenericAPIView):
     """The stage's unified ranking: every group's players in one order by the tournament's
-    tie-break chain (equal on every key: a shared place). 100 per page."""
+    tie-break chain (equal on every key: a shared place). 100 per page, read from the stored
+    ranking (rebuilt after the standings change; ``ranking_pending_since`` meanwhile)."""
 
     queryset = GroupStanding.objects.none()  # for introspection
     serializer_class = RankingRowSerializer
@@ -237,8 +264,12 @@ class StageRankingView(GenericAPIView):
     def get(self, request, pk: int) -> Response:
         stage = stage_for_reading(request, pk)
         pending = stage_pending(stage)
-        self.paginator.pending_groups, self.paginator.pending_since = pending.groups, pending.since
-        page = self.paginate_queryset(stage_ranking(stage))
+        state = ranking_state(stage, heal=True)
+        paginator = self.paginator
+        paginator.pending_groups, paginator.pending_since = pending.groups, pending.since
+        paginator.ranking_at, paginator.ranking_pending_since = state.built_at, state.pending_since
+        # A slice of the stored ranking reads that page's positions only.
+        page = self.paginate_queryset(StoredRanking(stage, state))
         return self.get_paginated_response(RankingRowSerializer(page, many=True).data)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.utils import timezone
@@ -36,6 +36,8 @@ class Cell:
     version: int
     adjudicated: bool
     latest: bool
+    number: int = 0  # the game's number in the group
+    finished_on: date | None = None
 
 
 @dataclass
@@ -91,7 +93,15 @@ def build(group: Group) -> Crosstable:
     recent = timezone.now() - timedelta(days=LATEST_DAYS)
     counts = {"games": 0, "finished": 0, "in_progress": 0, "forfeits": 0, "adjudicated": 0}
     for game in Game.objects.filter(group=group).only(
-        "id", "white_id", "black_id", "result", "version", "adjudicated", "updated_at"
+        "id",
+        "number",
+        "white_id",
+        "black_id",
+        "result",
+        "version",
+        "adjudicated",
+        "updated_at",
+        "finished_on",
     ):
         counts["games"] += 1
         result = Result(game.result)
@@ -119,6 +129,8 @@ def build(group: Group) -> Crosstable:
                 game.version,
                 game.adjudicated,
                 latest,
+                game.number,
+                game.finished_on,
             )
     for standing in GroupStanding.objects.filter(group=group):
         row = rows[standing.entrant_id]

@@ -83,3 +83,101 @@ class StandingsMark(models.Model):
             else "up to date"
         )
         return f"standings of group {self.group_id}: {state}"
+
+
+class StageRankingRow(models.Model):
+    """An entrant's row in the stage's stored unified ranking: every group's stored standings
+    in one order by the tournament's chain (``services.ranking_order``).
+
+    Rebuilt whole by ``services.rebuild_ranking`` after the standings of the stage's groups
+    change (see :class:`RankingMark`); pages, API and CSV read it a page at a time by its key,
+    (stage, position) with positions 1, 2, … without gaps. Code, name, nation and rating are
+    read from the entrant, the group's number from the group.
+
+    Derived rows, written 100,000 at a time: no key check per row in the database and no index
+    but the key (together they cost more than the rows). Deleting the stage deletes them;
+    a group or an entrant is never deleted from a stage that has a ranking (a published
+    one) but with its stage, and a row left behind by one would be replaced by the next
+    rebuild (pages join the entrant and the group, so it would not be shown meanwhile).
+    """
+
+    pk = models.CompositePrimaryKey("stage", "position")
+    stage = models.ForeignKey(
+        "stages.Stage",
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,  # the key's first column
+    )
+    position = models.PositiveIntegerField(
+        help_text="1, 2, …: the order of the ranking (equal keys by group, then group position)"
+    )
+    place = models.CharField(max_length=16, help_text="e.g. 3 or 3-4")
+    group = models.ForeignKey(
+        "groups.Group",
+        on_delete=models.DO_NOTHING,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
+    entrant = models.ForeignKey(
+        "entrants.Entrant",
+        on_delete=models.DO_NOTHING,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
+    seat = models.PositiveIntegerField()
+    points = models.DecimalField(max_digits=7, decimal_places=2)
+    figures = models.JSONField(default=dict)
+    finished = models.PositiveIntegerField(default=0)
+    scheduled = models.PositiveIntegerField(default=0)
+    withdrawn = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["stage", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.place}. {self.entrant_id} in the ranking of {self.stage_id}"
+
+
+class RankingMark(models.Model):
+    """The state of a stage's stored ranking: when it was last rebuilt, how many rows it has,
+    and whether it may miss a change of its groups' standings ("being updated").
+
+    The same mark as :class:`StandingsMark`, one per stage: set by each group recompute in its
+    own transaction (and by a recompute of an earlier stage's group, whose figures are the
+    later stages' fallback keys), cleared by a rebuild that counted every change marked before
+    it began (``changes``). A mark left behind is found by the sweep.
+    """
+
+    stage = models.OneToOneField(
+        "stages.Stage",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="ranking_mark",
+    )
+    pending_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="the oldest standings change the stored ranking may miss; empty: up to date",
+    )
+    changes = models.PositiveBigIntegerField(
+        default=0, help_text="how many times the ranking was marked (ever)"
+    )
+    requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a rebuild was last queued (or tried to be)"
+    )
+    built_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the stored ranking was last rebuilt; empty: never"
+    )
+    entrants = models.PositiveIntegerField(default=0, help_text="rows of the stored ranking")
+
+    def __str__(self) -> str:
+        state = (
+            f"pending since {self.pending_since:%Y-%m-%d %H:%M:%S}"
+            if self.pending_since
+            else "up to date"
+        )
+        return f"ranking of stage {self.stage_id}: {state}"

@@ -12,6 +12,17 @@ by the periodic :func:`sweep_stale_standings` (Celery beat), and by the next cha
 group; recomputes are idempotent, so a duplicate is harmless. Organizers can also force a
 recompute (:func:`force_recompute`). Pages, API and qualification say "being updated since"
 while a mark is set (:func:`pending_since`, :func:`stage_pending`).
+
+**The stage's unified ranking is stored too** (``models.StageRankingRow``), and kept the same
+way, one level up: each group recompute marks its stage's ranking (``models.RankingMark``) in
+its own transaction and queues one rebuild on commit unless one was asked for lately; the
+rebuild (:func:`rebuild_ranking`, under the stage's lock) waits while groups of the stage
+changed lately still wait for their recomputes, then replaces the stored rows in one
+transaction and clears the mark if no change was marked meanwhile. Many group recomputes (an
+import, a publication) cost one rebuild. :func:`sweep_stale_rankings` queues again what a
+broker outage left behind. Pages, API and CSV read the stored rows a page at a time
+(:func:`stage_ranking_rows`, :func:`iter_stage_ranking`) and say "being updated" while the mark
+is set (:func:`ranking_state`).
 """
 
 from __future__ import annotations
@@ -19,16 +30,27 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
-from operator import itemgetter
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Case, Count, DateTimeField, F, Min, Q, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    DateTimeField,
+    Exists,
+    F,
+    Min,
+    OuterRef,
+    Q,
+    Value,
+    When,
+)
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -46,7 +68,7 @@ from apps.stages.models import Stage
 
 from . import tiebreaks as tb
 from .fallback import fallback_keys
-from .models import FIGURES, GroupStanding, StandingsMark
+from .models import FIGURES, GroupStanding, RankingMark, StageRankingRow, StandingsMark
 
 logger = logging.getLogger(__name__)
 
@@ -168,10 +190,9 @@ def is_pending(group_id: int) -> bool:
 
 def recompute_if_pending(group_id: int) -> int | None:
     """The recompute task: recompute the group unless its mark was cleared meanwhile (by an
-    earlier copy of the task: a re-queued or redelivered one then costs one query)."""
-    if not is_pending(group_id):
-        return None
-    return recompute_group(group_id)
+    earlier copy of the task: a re-queued or redelivered one then costs one query, read under
+    the group's lock, so a copy that waited for a running recompute does not repeat it)."""
+    return _recompute(group_id, only_if_pending=True)
 
 
 def _settle_mark(group_id: int, seen: int | None, started: datetime) -> bool:
@@ -410,15 +431,19 @@ def _decimal(value) -> str:
 RECOMPUTE_LOCK = 0x5354  # "ST"
 
 
+def _advisory_lock(kind: int, key: int) -> None:
+    """Take lock ``(kind, key)`` until the transaction ends: a PostgreSQL advisory lock.
+    SQLite runs one writing transaction at a time anyway."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s::integer, %s::integer)", [kind, key])
+
+
 def _lock_recompute(group_id: int) -> None:
     """Take the group's recompute lock until the transaction ends. On PostgreSQL an advisory
     lock, not the group's row: result entry (which marks the group's row pending) goes on
-    while a recompute runs. SQLite runs one writing transaction at a time anyway."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)", [RECOMPUTE_LOCK, group_id]
-            )
+    while a recompute runs."""
+    _advisory_lock(RECOMPUTE_LOCK, group_id)
 
 
 def recompute_group(group_id: int) -> int:
@@ -428,18 +453,36 @@ def recompute_group(group_id: int) -> int:
     duplicate) take turns instead of mixing their rows. The mark's count is read under the
     lock, before the games: every change marked by then is in what is read, and the mark is
     cleared only if no change was marked meanwhile (else the next recompute is queued).
+
+    Last, in the same transaction, the stage's stored ranking is marked as missing this
+    change (for a closed stage also the later stages' rankings: their fallback keys): one
+    rebuild is queued on commit for many group recomputes (:func:`mark_rankings`).
     """
+    rows = _recompute(group_id, only_if_pending=False)
+    assert rows is not None
+    return rows
+
+
+def _recompute(group_id: int, *, only_if_pending: bool) -> int | None:
     started = timezone.now()
     with transaction.atomic():
         _lock_recompute(group_id)
-        group = Group.objects.select_related("stage__tournament").get(pk=group_id)
-        seen = (
+        mark = (
             StandingsMark.objects.filter(group_id=group_id)
-            .values_list("changes", flat=True)
+            .values_list("changes", "pending_since")
             .first()
         )
+        if only_if_pending and (mark is None or mark[1] is None):
+            return None
+        seen = None if mark is None else mark[0]
+        group = Group.objects.select_related("stage__tournament").get(pk=group_id)
         rows = store_group_table(compute_group(group))
         _settle_mark(group_id, seen, started)
+        # The ranking's mark row is locked from here to the commit only: recomputes of the
+        # stage's other groups wait for each other that long, no longer.
+        queued = mark_rankings(group.stage, timezone.now())
+        if queued:
+            transaction.on_commit(lambda: queue_ranking_rebuilds(queued))
         return rows
 
 
@@ -526,6 +569,11 @@ def store_group_table(table: GroupTable) -> int:
     return len(rows)
 
 
+# ---------------------------------------------------------------------------
+# The stage's unified ranking: computed from the stored standings, stored, read by pages
+# ---------------------------------------------------------------------------
+
+# What a ranking row holds, as pages, API and CSV read it (with ``place``).
 RANKING_FIELDS = (
     "entrant_id",
     "group__number",
@@ -540,34 +588,462 @@ RANKING_FIELDS = (
     "scheduled",
     "withdrawn",
 )
+# What a stored row copies of the entrant's group standing (the entrant's code, name, nation
+# and rating are read from the entrant, the group's number from the group, when shown).
+COPIED_COLUMNS = (
+    "entrant_id",
+    "group_id",
+    "seat",
+    "points",
+    "figures",
+    "finished",
+    "scheduled",
+    "withdrawn",
+)
+# Rows a rebuild inserts per statement.
+RANKING_BATCH = 20_000
+# The class of the advisory locks that rebuilds of one stage's ranking take turns on.
+RANKING_LOCK = 0x524B  # "RK"
+# A rebuild waits this long after the first change it is queued for: the recomputes of the
+# other groups changed at the same time (an import, a publication) are counted by it too.
+RANKING_COALESCE_SECONDS = 5
 
 
-def stage_ranking(stage: Stage) -> list[dict]:
-    """The unified ranking of a stage: every group's stored rows ordered by the chain;
-    entrants equal on every key share a place (``place`` is e.g. ``"3"`` or ``"3-4"``).
-
-    Rows are plain dicts (one query, no model instances) so 100,000 entrants stay cheap.
-    """
-    keys = [k.value for k in chain(stage.tournament)]
-    rows = [
-        dict(zip(RANKING_FIELDS, values, strict=True))
-        for values in GroupStanding.objects.filter(group__stage=stage)
-        .order_by("group__number", "position")
-        .values_list(*RANKING_FIELDS)
-    ]
-    fallback = fallback_keys(stage, chain(stage.tournament)) if stage.order > 1 else {}
-    for row in rows:
-        row["key"] = tuple(Decimal(row["figures"][k]) for k in keys) + fallback.get(
-            row["entrant_id"], ()
-        )
-    rows.sort(key=itemgetter("key"), reverse=True)
+def _places(keys: list[tuple]) -> tuple[list[int], list[str]]:
+    """The ranking of entrants whose keys are ``keys`` (given by group number and position in
+    the group): their indices from the greatest key down, equal keys in the given order (a
+    stable sort), and each one's place (``"3"``, or ``"3-4"`` shared by equal keys)."""
+    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+    places = [""] * len(order)
     start = 0
-    while start < len(rows):
+    while start < len(order):
+        key = keys[order[start]]
         end = start
-        while end + 1 < len(rows) and rows[end + 1]["key"] == rows[start]["key"]:
+        while end + 1 < len(order) and keys[order[end + 1]] == key:
             end += 1
         label = str(start + 1) if start == end else f"{start + 1}-{end + 1}"
         for i in range(start, end + 1):
-            rows[i]["place"] = label
+            places[i] = label
         start = end + 1
-    return rows
+    return order, places
+
+
+def _keys(stage: Stage, rows: Iterable[tuple[int, Iterable[str]]]) -> list[tuple]:
+    """Each entrant's key, from (entrant id, the chain's figures as text): the chain's
+    figures, then the earlier stages' (Silli's FINAL rule)."""
+    if stage.order == 1:
+        return [tuple(map(Decimal, figures)) for _entrant, figures in rows]
+    fallback = fallback_keys(stage, chain(stage.tournament))
+    return [tuple(map(Decimal, figures)) + fallback.get(entrant, ()) for entrant, figures in rows]
+
+
+def _stage_standings(stage: Stage):
+    return GroupStanding.objects.filter(group__stage=stage).order_by("group__number", "position")
+
+
+def compute_stage_ranking(stage: Stage) -> list[dict]:
+    """The unified ranking of a stage computed now from every group's stored standings (one
+    query, plain dicts of :data:`RANKING_FIELDS` and ``place``): every entrant ordered by the
+    chain, then the earlier stages' keys; equal on every key, a shared place (e.g. ``"3-4"``)
+    in the order of group and position. What a rebuild stores (:func:`ranking_order`);
+    pages read the stored rows instead (:func:`stage_ranking_rows`)."""
+    names = [k.value for k in chain(stage.tournament)]
+    rows = [
+        dict(zip(RANKING_FIELDS, values, strict=True))
+        for values in _stage_standings(stage).values_list(*RANKING_FIELDS)
+    ]
+    keys = _keys(stage, [(r["entrant_id"], [r["figures"][k] for k in names]) for r in rows])
+    order, places = _places(keys)
+    ranked = []
+    for index, place in zip(order, places, strict=True):
+        row = rows[index]
+        row["place"] = place
+        ranked.append(row)
+    return ranked
+
+
+def ranking_order(stage: Stage) -> list[tuple[int, int, str]]:
+    """:func:`compute_stage_ranking` from what it needs only: (entrant, group, place) in
+    ranking order. The chain's figures are read as text from the stored JSON; the rest of
+    each row is copied by the database (:func:`store_ranking`)."""
+    figures = {f"key_{k.value}": KT(f"figures__{k.value}") for k in chain(stage.tournament)}
+    rows = list(
+        _stage_standings(stage).annotate(**figures).values_list("entrant_id", "group_id", *figures)
+    )
+    order, places = _places(_keys(stage, [(row[0], row[2:]) for row in rows]))
+    return [
+        (rows[index][0], rows[index][1], place) for index, place in zip(order, places, strict=True)
+    ]
+
+
+# ---------------------------------------------------------------------------
+# The stored ranking: marked when standings change, rebuilt once for many changes
+# ---------------------------------------------------------------------------
+
+
+def _ranking_ask(now: datetime) -> Case:
+    """``requested_at`` of a mark being set now: now if its rebuild is to be queued (newly
+    marked, or asked for longer ago than :func:`stale_after`), else as it was."""
+    ask = Value(now, output_field=DateTimeField())
+    return Case(
+        When(
+            Q(pending_since__isnull=True)
+            | Q(requested_at__isnull=True)
+            | Q(requested_at__lte=now - stale_after()),
+            then=ask,
+        ),
+        default=F("requested_at"),
+    )
+
+
+def _mark_rankings(marks, now: datetime) -> list[int]:
+    """Mark the rankings of ``marks`` (a RankingMark queryset) as missing a change; returns
+    the stages whose rebuild is to be queued."""
+    ask = Value(now, output_field=DateTimeField())
+    marks.update(
+        changes=F("changes") + 1,
+        pending_since=Coalesce("pending_since", ask),
+        requested_at=_ranking_ask(now),
+    )
+    return sorted(marks.filter(requested_at=now).values_list("stage_id", flat=True))
+
+
+def mark_rankings(stage: Stage, now: datetime) -> list[int]:
+    """Mark the stored ranking of ``stage`` as missing a change of its standings (and, for a
+    closed stage, those of the tournament's later stages: its figures are their fallback
+    keys; no later stage has entrants before its earlier stage closed). Call it in the
+    transaction that stores the change; returns the stages whose rebuild the caller queues
+    on commit (:func:`queue_ranking_rebuilds`): newly marked, or asked for longer ago than
+    :func:`stale_after` — a stage marked again before its rebuild ran queues nothing more
+    (coalesced).
+
+    One statement (it runs after every group recompute): the stage's mark is created or
+    updated and says whether this call asked for the rebuild.
+    """
+    ops, quote = connection.ops, connection.ops.quote_name
+    table = quote(RankingMark._meta.db_table)
+    asked = ops.adapt_datetimefield_value(now)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} AS m (stage_id, changes, pending_since, requested_at,"
+            " built_at, entrants) VALUES (%s, 1, %s, %s, NULL, 0)"
+            " ON CONFLICT (stage_id) DO UPDATE SET changes = m.changes + 1,"
+            " pending_since = COALESCE(m.pending_since, excluded.pending_since),"
+            " requested_at = CASE WHEN m.pending_since IS NULL OR m.requested_at IS NULL"
+            " OR m.requested_at <= %s THEN excluded.requested_at ELSE m.requested_at END"
+            " RETURNING requested_at = %s",
+            [stage.pk, asked, asked, ops.adapt_datetimefield_value(now - stale_after()), asked],
+        )
+        (requested,) = cursor.fetchone()
+    queued = [stage.pk] if requested else []
+    if stage.status == Stage.Status.CLOSED:
+        later = RankingMark.objects.filter(
+            stage__tournament_id=stage.tournament_id, stage__order__gt=stage.order
+        )
+        queued += _mark_rankings(later, now)
+    return queued
+
+
+def queue_ranking_rebuilds(stage_ids: Iterable[int]) -> int:
+    """Queue one ranking rebuild per stage, after :data:`RANKING_COALESCE_SECONDS`; returns
+    how many were queued. Never raises: a rebuild that cannot be queued leaves its mark,
+    which the sweep queues again."""
+    from .tasks import rebuild_stage_ranking
+
+    stage_ids = list(stage_ids)
+    queued = 0
+    for done, stage_id in enumerate(stage_ids):
+        try:
+            rebuild_stage_ranking.apply_async((stage_id,), countdown=RANKING_COALESCE_SECONDS)
+        except OperationalError:
+            logger.warning(
+                "Ranking: the broker is unreachable; %s rebuild(s) not queued (stages %s)."
+                " Their marks stay; the sweep queues them again.",
+                len(stage_ids) - done,
+                stage_ids[done : done + 10],
+                exc_info=True,
+            )
+            break
+        except Exception:
+            # Tasks run in this process (no broker): the rebuild itself failed.
+            logger.exception("Ranking of stage %s: the rebuild failed; its mark stays.", stage_id)
+        else:
+            queued += 1
+    return queued
+
+
+def rebuild_ranking(stage_id: int, *, wait_for_groups: bool = True) -> int | None:
+    """The rebuild task: store the stage's ranking computed from its groups' stored
+    standings, if its mark is set; returns the number of rows, or None when there was
+    nothing to do (the mark cleared by an earlier copy of the task) or the rebuild waits.
+
+    Runs in one transaction under the stage's ranking lock, so two rebuilds (two workers, a
+    duplicate) take turns, and the second finds the mark cleared; readers see the previous
+    rows until it commits. The mark's count is read under the lock, before the standings: it
+    is cleared only if no change was marked meanwhile (else the next rebuild is queued).
+
+    While groups of the stage changed lately still wait for their recomputes (an import, a
+    publication, a forced recompute), the rebuild waits for them (``wait_for_groups``): the
+    last of those recomputes queues it again, so many group recomputes cost one rebuild. A
+    ranking marked longer ago than :func:`stale_after` waits no more.
+    """
+    started = timezone.now()
+    with transaction.atomic():
+        _advisory_lock(RANKING_LOCK, stage_id)
+        # The mark, its stage and whether groups wait for their recomputes: one query.
+        waiting = StandingsMark.objects.filter(
+            group__stage_id=OuterRef("stage_id"), pending_since__gt=started - stale_after()
+        )
+        mark = (
+            RankingMark.objects.filter(stage_id=stage_id, pending_since__isnull=False)
+            .select_related("stage__tournament")
+            .annotate(waiting=Exists(waiting))
+            .first()
+        )
+        if mark is None:
+            return None
+        marks = RankingMark.objects.filter(stage_id=stage_id)
+        seen = mark.changes
+        if wait_for_groups and mark.waiting and mark.pending_since > started - stale_after():
+            # The next mark queues the rebuild again. A mark set since the count was read
+            # queued nothing (one was asked for): queue it here.
+            if not marks.filter(changes=seen).update(requested_at=None):
+                marks.update(requested_at=started)
+                transaction.on_commit(lambda: queue_ranking_rebuilds([stage_id]))
+            return None
+        count = store_ranking(mark.stage, ranking_order(mark.stage), stored=mark.entrants)
+        now = timezone.now()
+        if marks.filter(changes=seen).update(
+            pending_since=None, built_at=now, entrants=count, requested_at=None
+        ):
+            return count
+        # Marked meanwhile: the stored rows miss only changes after ``started``.
+        marks.update(built_at=now, entrants=count, requested_at=now)
+        marks.filter(pending_since__lt=started).update(pending_since=started)
+        transaction.on_commit(lambda: queue_ranking_rebuilds([stage_id]))
+        return count
+
+
+def store_ranking(stage: Stage, order: list[tuple[int, int, str]], *, stored: int = 0) -> int:
+    """Store the rows of ``order`` ((entrant, group, place) in ranking order,
+    :func:`ranking_order`) as the stage's ranking, which had ``stored`` rows; returns how
+    many. Call it inside the transaction that holds the stage's ranking lock.
+
+    One ``INSERT … SELECT`` per :data:`RANKING_BATCH` rows, each replacing the row stored at
+    its position unless it is the same: the order comes as parameters (arrays on PostgreSQL,
+    a JSON array elsewhere), every other column is copied from the entrant's stored group
+    standing inside the database — nothing of the rows (their figures' JSON) goes through
+    Python. Positions past the new end, if the ranking got shorter, are deleted.
+    """
+    quote = connection.ops.quote_name
+    ranking = quote(StageRankingRow._meta.db_table)
+    columns = ("place", *COPIED_COLUMNS)
+    names = ", ".join(quote(c) for c in columns)
+    values = ", ".join(f"s.{quote(c)}" for c in COPIED_COLUMNS)
+    replace = ", ".join(f"{quote(c)} = excluded.{quote(c)}" for c in columns)
+    # A row that stays the same is not written again (after one result, most of them).
+    changed = " OR ".join(f"r.{quote(c)} <> excluded.{quote(c)}" for c in columns)
+    standings = quote(GroupStanding._meta.db_table)
+    with connection.cursor() as cursor:
+        for start in range(0, len(order), RANKING_BATCH):
+            batch = order[start : start + RANKING_BATCH]
+            if connection.vendor == "postgresql":
+                ranked, source = (
+                    "(%s + o.n)::integer, o.place",
+                    "unnest(%s::bigint[], %s::bigint[], %s::text[])"
+                    " WITH ORDINALITY AS o(entrant_id, group_id, place, n)"
+                    f" JOIN {standings} s"
+                    " ON s.group_id = o.group_id AND s.entrant_id = o.entrant_id",
+                )
+                params = [
+                    start,
+                    [entrant for entrant, _group, _place in batch],
+                    [group for _entrant, group, _place in batch],
+                    [place for _entrant, _group, place in batch],
+                ]
+            else:
+                ranked, source = (
+                    "%s + o.key + 1, json_extract(o.value, '$[2]')",
+                    f"json_each(%s) o JOIN {standings} s"
+                    " ON s.group_id = json_extract(o.value, '$[1]')"
+                    " AND s.entrant_id = json_extract(o.value, '$[0]')",
+                )
+                params = [start, json.dumps(batch)]
+            cursor.execute(
+                f"INSERT INTO {ranking} AS r (stage_id, position, {names})"
+                f" SELECT %s, {ranked}, {values} FROM {source} WHERE true"
+                f" ON CONFLICT (stage_id, position) DO UPDATE SET {replace} WHERE {changed}",
+                [stage.pk, *params],
+            )
+        if len(order) < stored:
+            cursor.execute(
+                f"DELETE FROM {ranking} WHERE stage_id = %s AND position > %s",
+                [stage.pk, len(order)],
+            )
+    return len(order)
+
+
+def sweep_stale_rankings() -> list[int]:
+    """Queue again the rebuild of every ranking marked longer ago than :func:`stale_after`
+    (or never built) whose rebuild was asked for longer ago than that (the periodic beat
+    task, with the standings' sweep); returns those stages."""
+    now = timezone.now()
+    with transaction.atomic():
+        due = RankingMark.objects.filter(_due(now))
+        stale = list(due.order_by("pending_since").values_list("stage_id", "pending_since"))
+        stage_ids = [pk for pk, _since in stale]
+        if not stage_ids:
+            return []
+        RankingMark.objects.filter(stage_id__in=stage_ids).update(requested_at=now)
+        transaction.on_commit(lambda: queue_ranking_rebuilds(stage_ids))
+    logger.warning(
+        "The ranking of %s stage(s) waited too long for its rebuild (the oldest since %s);"
+        " queued again: %s",
+        len(stage_ids),
+        stale[0][1].isoformat(),
+        stage_ids[:20],
+    )
+    return stage_ids
+
+
+def _due(now: datetime) -> Q:
+    """Marks whose rebuild is overdue: set longer ago than :func:`stale_after` (or with no
+    ranking stored yet) and asked for longer ago than that."""
+    cutoff = now - stale_after()
+    return (
+        Q(pending_since__isnull=False)
+        & (Q(pending_since__lte=cutoff) | Q(built_at__isnull=True))
+        & (Q(requested_at__isnull=True) | Q(requested_at__lte=cutoff))
+    )
+
+
+@dataclass(frozen=True)
+class RankingState:
+    """A stage's stored ranking: how many rows, when built (None: never), since when it may
+    miss a change of the standings (None: up to date), and whether it has a mark at all."""
+
+    entrants: int = 0
+    built_at: datetime | None = None
+    pending_since: datetime | None = None
+    requested_at: datetime | None = None
+    marked: bool = False
+
+    @property
+    def fresh(self) -> bool:
+        return self.built_at is not None and self.pending_since is None
+
+    def due(self, now: datetime) -> bool:
+        """Whether its rebuild is overdue (:func:`_due`)."""
+        cutoff = now - stale_after()
+        return (
+            self.pending_since is not None
+            and (self.pending_since <= cutoff or self.built_at is None)
+            and (self.requested_at is None or self.requested_at <= cutoff)
+        )
+
+
+def _read_state(stage_id: int) -> RankingState:
+    found = (
+        RankingMark.objects.filter(stage_id=stage_id)
+        .values_list("entrants", "built_at", "pending_since", "requested_at")
+        .first()
+    )
+    if found is None:
+        return RankingState()
+    entrants, built_at, since, requested_at = found
+    return RankingState(entrants, built_at, since, requested_at, marked=True)
+
+
+def ranking_state(stage: Stage, *, heal: bool = False) -> RankingState:
+    """The state of the stage's stored ranking (one query).
+
+    ``heal`` (the pages and the API): a ranking whose rebuild is overdue is queued again, as
+    the sweep would (at most once per :func:`stale_after`), and a stage with standings but
+    no ranking yet (stored before rankings were) gets its first rebuild."""
+    state = _read_state(stage.pk)
+    if not heal or state.fresh:
+        return state
+    now = timezone.now()
+    if state.marked:
+        if not state.due(now):
+            return state
+        with transaction.atomic():
+            marks = RankingMark.objects.filter(_due(now), stage_id=stage.pk)
+            queued = [stage.pk] if marks.update(requested_at=now) else []
+            transaction.on_commit(lambda: queue_ranking_rebuilds(queued))
+    elif GroupStanding.objects.filter(group__stage=stage).exists():
+        with transaction.atomic():
+            RankingMark.objects.bulk_create([RankingMark(stage_id=stage.pk)], ignore_conflicts=True)
+            queued = _mark_rankings(RankingMark.objects.filter(stage_id=stage.pk), now)
+            transaction.on_commit(lambda: queue_ranking_rebuilds(queued))
+    else:
+        return state
+    # Tasks run in this process (no broker): the ranking may be rebuilt already.
+    return _read_state(stage.pk) if queued else state
+
+
+# ---------------------------------------------------------------------------
+# Reading the stored ranking
+# ---------------------------------------------------------------------------
+
+
+def _stored(stage_id: int):
+    return StageRankingRow.objects.filter(stage_id=stage_id).values_list(*RANKING_FIELDS, "place")
+
+
+def _row(values: tuple) -> dict:
+    return dict(zip((*RANKING_FIELDS, "place"), values, strict=True))
+
+
+def stage_ranking_rows(stage_id: int, start: int, stop: int) -> list[dict]:
+    """The stored ranking's rows ``start`` to ``stop`` (0-based, ``stop`` excluded), as dicts
+    of :data:`RANKING_FIELDS` and ``place``: one query on the (stage, position) index,
+    whichever page."""
+    if stop <= start:
+        return []
+    rows = _stored(stage_id).filter(position__gt=start, position__lte=stop)
+    return [_row(values) for values in rows.order_by("position")]
+
+
+def iter_stage_ranking(stage_id: int, chunk_size: int = 2000) -> Iterator[dict]:
+    """Every row of the stored ranking in order, read ``chunk_size`` at a time (a server-side
+    cursor on PostgreSQL): a file of 100,000 rows never holds them all."""
+    for values in _stored(stage_id).order_by("position").iterator(chunk_size=chunk_size):
+        yield _row(values)
+
+
+class StoredRanking:
+    """The stored ranking as a paginator's object list: its length is the stored count, and a
+    slice reads those positions only (Django's ``Paginator`` and DRF's pagination)."""
+
+    def __init__(self, stage: Stage, state: RankingState) -> None:
+        self.stage_id = stage.pk
+        self.entrants = state.entrants
+
+    def count(self) -> int:
+        return self.entrants
+
+    def __len__(self) -> int:
+        return self.entrants
+
+    def __getitem__(self, index: slice) -> list[dict]:
+        if not isinstance(index, slice) or index.step not in (None, 1):
+            raise TypeError("a stored ranking is read by slices of positions")
+        start, stop, _step = index.indices(self.entrants)
+        return stage_ranking_rows(self.stage_id, start, stop)
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter_stage_ranking(self.stage_id)
+
+
+def stage_ranking(stage: Stage) -> list[dict]:
+    """The unified ranking of a stage: every group's stored standings ordered by the chain;
+    entrants equal on every key share a place (``place`` is e.g. ``"3"`` or ``"3-4"``).
+
+    Plain dicts of :data:`RANKING_FIELDS` and ``place``: the stored ranking when it is up to
+    date, else computed now from the stored standings (the same answer, for callers that
+    must not wait for a rebuild, e.g. qualification).
+    """
+    if ranking_state(stage).fresh:
+        return list(iter_stage_ranking(stage.pk))
+    return compute_stage_ranking(stage)

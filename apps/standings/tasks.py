@@ -1,11 +1,14 @@
-"""The coalesced standings recompute (one queued task per group at a time) and the sweep that
-queues again the recomputes a dead broker or a killed worker left behind.
+"""The coalesced standings recompute (one queued task per group at a time), the coalesced
+rebuild of a stage's stored ranking (one queued task per stage at a time, for many group
+recomputes), and the sweep that queues again what a dead broker or a killed worker left
+behind.
 
 The recompute is acknowledged only after it ran (``acks_late``), and put back on the queue
 when its pool process dies (``reject_on_worker_lost``); a message held by a worker killed as
 a whole comes back after the Redis transport's ``visibility_timeout`` (config/settings.py),
 and the sweep queues a new one before that. Running twice is harmless: a copy that finds
-the group's mark cleared does nothing.
+the group's mark cleared does nothing; the same holds for a ranking rebuild and its stage's
+mark.
 """
 
 from __future__ import annotations
@@ -30,7 +33,23 @@ def recompute_group_standings(group_id: int) -> int:
     return services.recompute_if_pending(group_id) or 0
 
 
+# outbox=False: a rebuild the broker did not take is kept as the stage's ranking mark.
+@shared_task(
+    outbox=False,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def rebuild_stage_ranking(stage_id: int) -> int:
+    return services.rebuild_ranking(stage_id) or 0
+
+
 @shared_task(outbox=False, acks_late=True, reject_on_worker_lost=True)
 def sweep_stale_standings() -> int:
-    """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes."""
-    return len(services.sweep_stale_standings())
+    """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes, then stale
+    ranking rebuilds."""
+    groups = services.sweep_stale_standings()
+    services.sweep_stale_rankings()
+    return len(groups)

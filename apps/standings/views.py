@@ -3,19 +3,21 @@ ranking, and their CSV and TRF files. Public when the stage is public, always fo
 
 While a recompute is pending the pages say since when; organizers get a button that forces
 one (a POST to the page itself: the group's standings or crosstable recompute that group,
-the ranking every group of the stage).
+the ranking every group of the stage). The ranking page and its CSV read the stage's stored
+ranking (a page at a time; the file streamed), and say when it is being rebuilt.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import ngettext
 
@@ -36,7 +38,14 @@ from .display import (
     points_text,
 )
 from .models import StandingsMark
-from .services import chain, force_recompute, stage_pending, stage_ranking
+from .services import (
+    StoredRanking,
+    chain,
+    force_recompute,
+    iter_stage_ranking,
+    ranking_state,
+    stage_pending,
+)
 from .trf_export import group_trf
 
 RANKING_PAGE = 100
@@ -177,6 +186,8 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         columns=range(1, size + 1),
         colour_columns=colour_columns(table.rows),
         lines=lines(table, table.rows, matrix, own),
+        # Each game's page (the results app's "game" route) is its group's address + games/N/.
+        games_url=group.get_absolute_url() + "games/",
     )
     return render(request, "standings/crosstable.html", context)
 
@@ -186,10 +197,14 @@ def stage_ranking_page(request: HttpRequest, slug: str, order: int) -> HttpRespo
     if request.method == "POST":
         return _force_recompute(request, stage)
     keys = [k.value for k in chain(stage.tournament)][1:]
-    page = Paginator(stage_ranking(stage), RANKING_PAGE).get_page(request.GET.get("page"))
+    # The stored ranking, read a page at a time (the page's positions only).
+    state = ranking_state(stage, heal=True)
+    rows = StoredRanking(stage, state)
+    page = Paginator(rows, RANKING_PAGE).get_page(request.GET.get("page"))
     for row in page.object_list:
         row["points_text"] = points_text(row["points"])
         row["figure_texts"] = [figure_text(k, row["figures"].get(k)) for k in keys]
+    pending = stage_pending(stage)
     context = {
         "tournament": stage.tournament,
         "stage": stage,
@@ -198,7 +213,10 @@ def stage_ranking_page(request: HttpRequest, slug: str, order: int) -> HttpRespo
         "unified": stage.tournament.ranking == stage.tournament.Ranking.UNIFIED,
         # Standings are stored from a group's first result on.
         "groups_without_results": stage.groups.filter(standings_at__isnull=True).count(),
-        "pending": stage_pending(stage),
+        "pending": pending,
+        # The stored ranking waits for its rebuild (groups being updated say it already): the
+        # page shows the last one built.
+        "ranking_pending_since": None if pending.groups else state.pending_since,
         "can_recompute": stage.is_public and is_organizer(request.user, stage.tournament),
     }
     return render(request, "standings/ranking.html", context)
@@ -226,8 +244,13 @@ def group_trf_file(request: HttpRequest, slug: str, order: int, number: int) -> 
     return _download(group_trf(group), "text/plain", f"{_file_stem(group)}.trf")
 
 
-def ranking_csv(stage: Stage) -> str:
-    """The ranking as CSV: place, group, seat, entrant, points, the chain's tie-breaks, games."""
+# Rows of the ranking CSV written per chunk of the streamed file.
+CSV_CHUNK_ROWS = 1000
+
+
+def ranking_csv(stage: Stage, rows: Iterable[dict] | None = None) -> Iterator[str]:
+    """The ranking as CSV, in chunks: place, group, seat, entrant, points, the chain's
+    tie-breaks, games. ``rows``: the stage's stored ranking, read as the file is sent."""
     keys = [k.value for k in chain(stage.tournament)][1:]
     out = io.StringIO()
     writer = safe_writer(out)
@@ -235,7 +258,11 @@ def ranking_csv(stage: Stage) -> str:
         ["place", "group", "seat", "code", "name", "nation", "rating", "points", *keys]
         + ["finished", "scheduled", "withdrawn"]
     )
-    for row in stage_ranking(stage):
+    for number, row in enumerate(iter_stage_ranking(stage.pk) if rows is None else rows):
+        if number % CSV_CHUNK_ROWS == 0:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
         writer.writerow(
             [
                 row["place"],
@@ -252,10 +279,28 @@ def ranking_csv(stage: Stage) -> str:
                 int(row["withdrawn"]),
             ]
         )
-    return out.getvalue()
+    yield out.getvalue()
 
 
-def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> HttpResponse:
+class StreamedFile(StreamingHttpResponse):
+    """A download sent as it is written. Callers written for a whole response (test clients)
+    may still read ``content``: that reads the whole stream, which is then sent from memory."""
+
+    _whole: bytes | None = None
+
+    @property
+    def content(self) -> bytes:
+        if self._whole is None:
+            self._whole = self.getvalue()
+            self.streaming_content = [self._whole]
+        return self._whole
+
+
+def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> StreamingHttpResponse:
+    """The stored ranking as a CSV file, streamed (rows read from the database as it goes)."""
     stage = visible_stage(request, slug, order)
+    ranking_state(stage, heal=True)
     filename = f"{stage.tournament.slug}-stage-{stage.order}-ranking.csv"
-    return _download(ranking_csv(stage), "text/csv", filename)
+    response = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -104,7 +104,7 @@ def test_the_page_costs_the_same_queries_however_many_entries(
 ):
     if entries == 2:
         Entrant.objects.filter(pk=world.rival_entrant.pk).update(user=world.users["player"])
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         cards = my_stages(world.users["player"])
     assert len(cards) == entries and all(len(c.games) == 4 for c in cards)
 

@@ -149,18 +149,21 @@ def player_user_id(w: World) -> dict:
     return {"user_id": w.users["player"].pk}
 
 
-def game_report(status: str) -> Callable[[World], dict]:
+def game_report(status: str, page: bool = False) -> Callable[[World], dict]:
     """A report on the player's game by its opponent (an account made for it), with the
-    given status: the player is the one who may answer it."""
+    given status: the player is the one who may answer it. The API's arguments, or the
+    page's (``page``)."""
 
     def args(w: World) -> dict:
-        game = w.player_game
-        side = "black" if game.white_id == w.player_entrant.pk else "white"
+        game_ = w.player_game
+        side = "black" if game_.white_id == w.player_entrant.pk else "white"
         reporter, _made = get_user_model().objects.get_or_create(username="matrix-opponent")
         report, _made = ResultReport.objects.get_or_create(
-            game=game, reporter=reporter, reporter_side=side, result="1/2-1/2", status=status
+            game=game_, reporter=reporter, reporter_side=side, result="1/2-1/2", status=status
         )
-        return {"pk": game.pk, "report_id": report.pk}
+        if page:
+            return {**game(w), "report_id": report.pk}
+        return {"pk": game_.pk, "report_id": report.pk}
 
     return args
 
@@ -198,6 +201,22 @@ ROWS: list[Row] = [
     Row("group", EVERYONE, group),
     Row("group-standings", EVERYONE, group),
     Row("group-crosstable", EVERYONE, group),
+    Row("game", EVERYONE, game),
+    # -- the players of a game: report, confirm, dispute (pages post and redirect back) -------
+    Row("game-report", statuses(403, anonymous=302, player=302), game, "post", {"result": "1-0"}),
+    Row(
+        "game-report-confirm",
+        statuses(403, anonymous=302, player=302),
+        game_report("pending", page=True),
+        "post",
+    ),
+    Row(
+        "game-report-dispute",
+        statuses(403, anonymous=302, player=302),
+        game_report("pending", page=True),
+        "post",
+        {"reason": "matrix"},
+    ),
     Row("group-standings-csv", EVERYONE, group),
     Row("group-crosstable-csv", EVERYONE, group),
     Row("group-trf", EVERYONE, group),

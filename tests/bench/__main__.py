@@ -8,12 +8,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, standings
+from . import app, engine, standings, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
     "standings": standings.run,
     "app": app.run,
+    "worker": worker.run,
 }
 
 

@@ -46,11 +46,12 @@ def test_a_worker_runs_the_whole_draw_job_and_stores_the_digest_of_silli_draw(
     assert_stage_holds(stage, expected)
     groups, seats, games = stored_draw(stage)
     assert (len(groups), len(seats), len(games)) == (10, 1_000, 5_000)
-    # The worker, not this process, ran the division, each group and the finish. Two group
-    # tasks ending together may both send a finish; the second one writes nothing.
+    # The worker, not this process, ran the division, each batch of groups and the finish.
+    # Two group tasks ending together may both send a finish; the second one writes nothing.
     executed = worker.executed()
     assert executed[TASK + "run_draw"] == 1
-    assert executed[TASK + "draw_group"] == 10
+    assert executed[TASK + "draw_groups"] == len(draw.batches(list(range(1, 11)))) == 5
+    assert TASK + "draw_group" not in executed
     assert executed[TASK + "finish_draw"] in (1, 2)
 
 

@@ -37,6 +37,7 @@ def stage_form(stage: Stage, **changes) -> dict:
         "qualify_value": stage.qualify_value or "",
         "play_starts_on": stage.play_starts_on or "",
         "play_ends_on": stage.play_ends_on or "",
+        "report_accept_days": stage.report_accept_days,
         "frozen_fields": "",
     }
     for flag in ("separate_nations", "avoid_rematches", "double_round_robin", "balance_ratings"):

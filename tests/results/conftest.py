@@ -1,11 +1,13 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from apps.entrants.models import Entrant
 from apps.entrants.services import close_registration, import_entrants
 from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.services import create_tournament
+from tests.accounts.world import build_world, make_user
 
 
 @pytest.fixture
@@ -24,3 +26,36 @@ def published_stage(organizer):
     publish_draw(organizer, stage)
     stage.refresh_from_db()
     return stage
+
+
+# The accounts world (players with accounts, TDs, organizers): reported results.
+
+
+@pytest.fixture
+def world(db, django_capture_on_commit_callbacks):
+    return build_world(django_capture_on_commit_callbacks)
+
+
+@pytest.fixture
+def game(world):
+    return world.player_game
+
+
+@pytest.fixture
+def opponent(world, game):
+    """The player's opponent in ``game``, with an account that claimed the entry."""
+    user = make_user("opponent")
+    other = game.black_id if game.white_id == world.player_entrant.pk else game.white_id
+    Entrant.objects.filter(pk=other).update(user=user)
+    return user
+
+
+@pytest.fixture
+def as_user(client):
+    def signed_in(user):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return signed_in

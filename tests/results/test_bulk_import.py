@@ -4,6 +4,7 @@ group, the API (group and stage) and the pages (upload, preview, confirm)."""
 
 from __future__ import annotations
 
+import gc
 import time
 from datetime import date
 
@@ -14,6 +15,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from apps.core import bulk
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
@@ -178,6 +180,37 @@ def test_a_finished_game_with_the_same_result_is_unchanged_and_may_get_its_score
     # the result and the moment it was entered stay (the standings order games by it)
     assert stored.updated_at == entered_at
     assert [c.what for c in game_history(stored)] == ["entered"]
+
+
+@pytest.mark.parametrize("copy_above", [None, 0], ids=["a few games", "many games"])
+def test_results_and_scores_are_written_together(world, monkeypatch, copy_above):
+    # A few games are written a statement each; many (on PostgreSQL) by COPY into a
+    # temporary table and one UPDATE: the same values either way.
+    if copy_above is not None:
+        monkeypatch.setattr(bulk, "COPY_ABOVE", copy_above)
+    organizer, group = world.users["organizer"], world.group
+    games = games_of(group)
+    enter_result(organizer, games[0], "1-0", expected_version=0)
+    entered_at = Game.objects.get(pk=games[0].pk).updated_at
+    before = snapshot(group)
+    text = csv_file(
+        line(games[0], "1-0", "2025-01-05", SCHOLARS_MATE),  # its score and date only
+        line(games[1], "0-1", "2025-01-06"),
+        line(games[2], "1/2-1/2", "", SHUFFLE_DRAW),
+        line(games[3], "+-"),
+    )
+    report = import_results(organizer, group=group, text=text)
+    assert (report.applied, report.results, report.scores_only) == (4, 3, 1)
+    first, second, third, fourth = (Game.objects.get(pk=g.pk) for g in games[:4])
+    assert (first.result, first.version, first.finished_on) == ("1-0", 2, date(2025, 1, 5))
+    assert "Qxf7#" in first.pgn and first.updated_at == entered_at
+    assert (second.result, second.version, second.finished_on) == ("0-1", 1, date(2025, 1, 6))
+    assert second.pgn == "" and not second.adjudicated
+    assert (third.result, third.version, third.finished_on) == ("1/2-1/2", 1, None)
+    assert third.pgn.rstrip().endswith("4. Ng1 Ng8 1/2-1/2")
+    assert (fourth.result, fourth.version, fourth.pgn) == ("+-", 1, "")
+    assert all(g.updated_at > entered_at for g in (second, third, fourth))
+    assert snapshot(group)[4:] == before[4:]
 
 
 # ---------------------------------------------------------------------------
@@ -387,6 +420,24 @@ def test_any_text_is_read_or_refused_never_a_crash(text):
 # ---------------------------------------------------------------------------
 # Standings, and a 100-player group's 500 results
 # ---------------------------------------------------------------------------
+
+
+def test_an_import_leaves_the_cycle_collector_as_it_found_it(world):
+    # The import pauses it while it reads, checks and writes (millions of objects for a
+    # stage's file), and resumes it after, refused or not.
+    td, group, games = world.users["td"], world.group, games_of(world.group)
+    assert gc.isenabled()
+    import_results(td, group=group, text=csv_file(line(games[0], "1-0")))
+    assert gc.isenabled()
+    with pytest.raises(ActionError):
+        import_results(td, group=group, text=csv_file(line(games[0], "0-1")))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        import_results(td, group=group, text=csv_file(line(games[1], "1-0")), dry_run=True)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_standings_are_marked_once_for_every_group_of_a_stage_import(world, monkeypatch):

@@ -1,17 +1,25 @@
-"""Concurrency on PostgreSQL: two TDs saving one game, a withdrawal racing a result.
+"""Concurrency on PostgreSQL: two TDs saving one game, a withdrawal racing a result, a
+reported result standing by itself while another run or the opponent's dispute races it.
 
 Each contender runs in its own thread with its own database connection, and both start
 together at a barrier, so their transactions really overlap.
 """
 
 import threading
+from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import timezone
 
+from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
-from apps.entrants.models import StageEntry
+from apps.core.models import AuditEvent
+from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game
+from apps.results.models import ResultReport
+from apps.results.reports import accept_due_reports, dispute_report
 from apps.results.services import enter_result, withdraw_entrant
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -82,3 +90,41 @@ def test_a_withdrawal_racing_a_result_loses_nothing(published_stage, organizer):
         white=entry.entrant
     ) | Game.objects.filter(group=game.group, result="", black=entry.entrant)
     assert not open_games.exists()
+
+
+def _aged_report(stage, reporter) -> ResultReport:
+    """A pending report on an open game of ``stage`` by White, older than any stage's days."""
+    game = Game.objects.filter(group__stage=stage, result="").order_by("pk").first()
+    report = ResultReport.objects.create(
+        game=game, reporter=reporter, reporter_side="white", result="1-0"
+    )
+    ResultReport.objects.filter(pk=report.pk).update(
+        created_at=timezone.now() - timedelta(days=100)
+    )
+    return report
+
+
+def test_two_acceptance_runs_at_once_let_a_report_stand_once(published_stage, organizer):
+    report = _aged_report(published_stage, organizer)
+    outcomes = race(accept_due_reports, accept_due_reports)
+    assert sorted(sum(outcomes, [])) == [report.pk]
+    game = Game.objects.get(pk=report.game_id)
+    assert (game.result, game.version) == ("1-0", 1)
+    assert AuditEvent.objects.filter(game_id=game.pk, action=Action.RESULT_ENTERED).count() == 1
+
+
+def test_a_dispute_racing_the_acceptance_leaves_one_answer(published_stage, organizer):
+    report = _aged_report(published_stage, organizer)
+    opponent = get_user_model().objects.create_user("race-opponent")
+    Entrant.objects.filter(pk=report.game.black_id).update(user=opponent)
+    outcomes = race(
+        accept_due_reports, lambda: dispute_report(opponent, report, "I resigned? Never.")
+    )
+    report.refresh_from_db()
+    game = Game.objects.get(pk=report.game_id)
+    if report.status == ResultReport.Status.ACCEPTED:  # the acceptance came first
+        assert outcomes[0] == [report.pk] and isinstance(outcomes[1], ActionError)
+        assert game.result == "1-0"
+    else:
+        assert report.status == ResultReport.Status.DISPUTED and outcomes[0] == []
+        assert game.result == "" and game.version == 0

@@ -9,45 +9,13 @@ from django.utils import timezone
 
 from apps.core.audit import Action
 from apps.core.models import AuditEvent
-from apps.entrants.models import Entrant
 from apps.groups.models import Game, Group
 from apps.results.models import ResultReport
-from apps.results.reports import disputed_reports, pending_reports
+from apps.results.reports import report_queue
 from apps.results.services import enter_result
 from apps.standings.models import GroupStanding
-from tests.accounts.world import build_world, make_user
 
 SCHOLARS_MATE = "1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0"
-
-
-@pytest.fixture
-def world(db, django_capture_on_commit_callbacks):
-    return build_world(django_capture_on_commit_callbacks)
-
-
-@pytest.fixture
-def game(world):
-    return world.player_game
-
-
-@pytest.fixture
-def opponent(world, game):
-    """The player's opponent in ``game``, with an account that claimed the entry."""
-    user = make_user("opponent")
-    other = game.black_id if game.white_id == world.player_entrant.pk else game.white_id
-    Entrant.objects.filter(pk=other).update(user=user)
-    return user
-
-
-@pytest.fixture
-def as_user(client):
-    def signed_in(user):
-        client.logout()
-        if user is not None:
-            client.force_login(user)
-        return client
-
-    return signed_in
 
 
 def reports_url(game) -> str:
@@ -85,7 +53,7 @@ def test_a_player_reports_a_pending_result(world, game, as_user):
     assert game.result == ""  # nothing stands until the opponent confirms
     [event] = events(Action.RESULT_REPORTED, game)
     assert event.actor == world.users["player"] and event.data["report"] == data["id"]
-    assert [r.pk for r in pending_reports(world.group)] == [data["id"]]
+    assert [r.pk for r in report_queue(world.group)[1]] == [data["id"]]
 
 
 @pytest.mark.parametrize("role", ["anonymous", "rival", "td", "organizer", "staff"])
@@ -154,7 +122,7 @@ def test_the_opponent_confirms_and_the_result_stands_with_its_score(
     assert confirmed.actor == opponent
     standing = GroupStanding.objects.get(group=world.group, entrant=world.player_entrant)
     assert standing.finished == 1 and standing.points == 1
-    assert not pending_reports(world.group).exists()
+    assert not report_queue(world.group)[1]
 
 
 @pytest.mark.parametrize("who", ["player", "td", "rival"])
@@ -179,7 +147,7 @@ def test_a_dispute_needs_a_reason_and_leaves_the_game_to_the_td(world, game, opp
     assert answer.json()["status"] == "disputed" and answer.json()["reason"] == "I won on time"
     game.refresh_from_db()
     assert game.result == "" and game.version == 0
-    assert [r.pk for r in disputed_reports(world.group)] == [created["id"]]
+    assert [r.pk for r in report_queue(world.group)[0]] == [created["id"]]
     [event] = events(Action.RESULT_REPORT_DISPUTED, game)
     assert event.actor == opponent and event.data["reason"] == "I won on time"
 
@@ -189,7 +157,7 @@ def test_a_dispute_needs_a_reason_and_leaves_the_game_to_the_td(world, game, opp
     assert again.status_code == 409
     # The TD decides by entering the result: the dispute leaves the queue.
     enter_result(world.users["td"], game, "1/2-1/2", expected_version=game.version)
-    assert not disputed_reports(world.group).exists()
+    assert not report_queue(world.group)[0]
     # A new report may follow a dispute (none is pending any more)... on an open game only.
     assert report(as_user, world, game).status_code == 409
 

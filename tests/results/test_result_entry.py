@@ -1,8 +1,11 @@
 """Result entry: audit trail, corrections with a reason, conflicts, withdrawals, standings."""
 
+from datetime import date
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+from django.utils import timezone
 
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
@@ -36,6 +39,22 @@ def test_enter_then_correct_with_reason_keeps_every_event(published_stage, organ
     assert [a for a, _ in events] == ["result.entered", "result.corrected"]
     assert events[1][1]["old"] == "1-0" and events[1][1]["new"] == "0-1"
     assert events[1][1]["reason"] == "score sheet misread"
+
+
+def test_a_result_keeps_its_finish_date_until_the_game_is_back_in_progress(
+    published_stage, organizer
+):
+    game = first_game(published_stage)
+    enter_result(organizer, game, "1-0", expected_version=0)
+    game.refresh_from_db()
+    assert game.finished_on == timezone.localdate()
+    Game.objects.filter(pk=game.pk).update(finished_on=date(2026, 1, 2))
+    enter_result(organizer, game, "0-1", expected_version=1, reason="misread")
+    game.refresh_from_db()
+    assert game.finished_on == date(2026, 1, 2)  # a correction keeps the day it ended
+    enter_result(organizer, game, "", expected_version=2, reason="not finished")
+    game.refresh_from_db()
+    assert game.finished_on is None
 
 
 def test_a_stale_save_gets_a_conflict_not_an_overwrite(published_stage, organizer):
