@@ -18,6 +18,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse
@@ -99,16 +100,26 @@ def tournament(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+# The stage page lists its groups this many at a time (a preliminary may have 1,000).
+GROUPS_PER_PAGE = 100
+
+
 def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
     stage = visible_stage(request, slug, order)
-    rows = group_rows(stage.groups.order_by("number"))
+    groups = stage.groups.order_by("number")
+    page = Paginator(groups, GROUPS_PER_PAGE).get_page(request.GET.get("page"))
+    rows = group_rows(page.object_list)
+    # Certificates of every group, not only this page's (two small columns a group).
+    checks = list(groups.values_list("principles_hold", "conflicts"))
     context = {
         "tournament": stage.tournament,
         "stage": stage,
         "rows": rows,
+        "page": page,
+        "group_count": len(checks),
         "entrant_count": stage.entries.count(),
         "game_count": Game.objects.filter(group__stage=stage).count() if rows else 0,
-        "uncertified": sum(1 for r in rows if not r.certified),
+        "uncertified": sum(1 for holds, conflicts in checks if not holds or conflicts),
         "organizer": is_organizer(request.user, stage.tournament),
         "verify_command": verify_command(stage),
     }

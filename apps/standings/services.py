@@ -160,25 +160,35 @@ def queue_recomputes(group_ids: Iterable[int]) -> int:
     recompute that cannot be queued leaves its mark, which the sweep queues again."""
     from .tasks import recompute_group_standings
 
-    group_ids = list(group_ids)
+    return _queue_each(
+        recompute_group_standings, group_ids, COALESCE_SECONDS, "Standings", "recompute", "group"
+    )
+
+
+def _queue_each(task, ids: Iterable[int], countdown: float, what: str, step: str, of: str) -> int:
+    """Queue ``task`` once per id after ``countdown`` seconds; returns how many were queued.
+    Never raises: what cannot be queued keeps its mark, which a sweep queues again (logged as
+    "``what``: … ``step``(s) not queued (``of``s …)")."""
+    ids = list(ids)
     queued = 0
-    for done, group_id in enumerate(group_ids):
+    for done, pk in enumerate(ids):
         try:
-            recompute_group_standings.apply_async((group_id,), countdown=COALESCE_SECONDS)
+            task.apply_async((pk,), countdown=countdown)
         except OperationalError:
             logger.warning(
-                "Standings: the broker is unreachable; %s recompute(s) not queued (groups %s)."
+                "%s: the broker is unreachable; %s %s(s) not queued (%ss %s)."
                 " Their marks stay; the sweep queues them again.",
-                len(group_ids) - done,
-                group_ids[done : done + 10],
+                what,
+                len(ids) - done,
+                step,
+                of,
+                ids[done : done + 10],
                 exc_info=True,
             )
             break
         except Exception:
-            # Tasks run in this process (no broker): the recompute itself failed.
-            logger.exception(
-                "Standings of group %s: the recompute failed; its mark stays.", group_id
-            )
+            # Tasks run in this process (no broker): the step itself failed.
+            logger.exception("%s of %s %s: the %s failed; its mark stays.", what, of, pk, step)
         else:
             queued += 1
     return queued
@@ -750,26 +760,9 @@ def queue_ranking_rebuilds(stage_ids: Iterable[int]) -> int:
     which the sweep queues again."""
     from .tasks import rebuild_stage_ranking
 
-    stage_ids = list(stage_ids)
-    queued = 0
-    for done, stage_id in enumerate(stage_ids):
-        try:
-            rebuild_stage_ranking.apply_async((stage_id,), countdown=RANKING_COALESCE_SECONDS)
-        except OperationalError:
-            logger.warning(
-                "Ranking: the broker is unreachable; %s rebuild(s) not queued (stages %s)."
-                " Their marks stay; the sweep queues them again.",
-                len(stage_ids) - done,
-                stage_ids[done : done + 10],
-                exc_info=True,
-            )
-            break
-        except Exception:
-            # Tasks run in this process (no broker): the rebuild itself failed.
-            logger.exception("Ranking of stage %s: the rebuild failed; its mark stays.", stage_id)
-        else:
-            queued += 1
-    return queued
+    return _queue_each(
+        rebuild_stage_ranking, stage_ids, RANKING_COALESCE_SECONDS, "Ranking", "rebuild", "stage"
+    )
 
 
 def rebuild_ranking(stage_id: int, *, wait_for_groups: bool = True) -> int | None:

@@ -18,30 +18,25 @@ from django.db import DatabaseError
 
 from . import services
 
+# outbox=False: a recompute (a rebuild) the broker did not take is kept as the group's (the
+# stage's ranking) mark, which the sweep queues again (apps/core/outbox.py would only
+# duplicate it).
+MARKED = {
+    "outbox": False,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (DatabaseError,),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
 
-# outbox=False: a recompute the broker did not take is kept as the group's mark, which the
-# sweep queues again (apps/core/outbox.py would only duplicate it).
-@shared_task(
-    outbox=False,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+
+@shared_task(**MARKED)
 def recompute_group_standings(group_id: int) -> int:
     return services.recompute_if_pending(group_id) or 0
 
 
-# outbox=False: a rebuild the broker did not take is kept as the stage's ranking mark.
-@shared_task(
-    outbox=False,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=True,
-    max_retries=5,
-)
+@shared_task(**MARKED)
 def rebuild_stage_ranking(stage_id: int) -> int:
     return services.rebuild_ranking(stage_id) or 0
 
