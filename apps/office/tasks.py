@@ -79,16 +79,9 @@ def resume_stalled_draws() -> dict[str, int]:
     return {"resumed": len(resume), "stopped": len(late)}
 
 
-@shared_task(
-    outbox=False,  # not needed to serve them: the first request builds a missing file
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=True,
-    max_retries=5,
-    soft_time_limit=240,
-    time_limit=300,
-)
+# The draw steps' options without their failure hook (no job to mark failed); outbox=False as
+# they have: not needed to serve the files, the first request builds a missing one.
+@shared_task(**{k: v for k, v in RETRY.items() if k != "on_failure"})
 def store_published_files(stage_id: int) -> int:
     """After a publication: build and store the stage's verification files once
     (``publication.store_files``; idempotent, so a retried or repeated task stores nothing

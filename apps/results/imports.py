@@ -312,7 +312,7 @@ def _ending_problems(game: _Score, result: Result) -> list[str]:
     return []
 
 
-def _pgn_date(value: str) -> tuple[date | None, str]:
+def pgn_date(value: str) -> tuple[date | None, str]:
     """A complete PGN date (YYYY.MM.DD) as a date; partial or unknown dates are no date.
     Second: the problem, if the date looks complete but is none."""
     match = PGN_DATE.fullmatch(value.strip())
@@ -486,7 +486,7 @@ def _csv_line(
     line.score, problems = _csv_score(cells.get("pgn", ""), result)
     line.problems += problems
     if line.score is not None and line.finished_on is None and not problems:
-        line.finished_on, problem = _pgn_date(line.score.headers.get("Date", UNKNOWN_DATE))
+        line.finished_on, problem = pgn_date(line.score.headers.get("Date", UNKNOWN_DATE))
         line.problems += [problem] if problem else []
     line.problems += _check_date(line.finished_on, latest)
     if line.score is not None and not line.problems:
@@ -553,7 +553,7 @@ def _pgn_line(game: _Score) -> Line:
             _("the Result tag is %(tag)s: only finished games (1-0, 0-1, 1/2-1/2) can be imported")
             % {"tag": tag or "''"}
         )
-    line.finished_on, problem = _pgn_date(game.headers.get("Date", UNKNOWN_DATE))
+    line.finished_on, problem = pgn_date(game.headers.get("Date", UNKNOWN_DATE))
     line.problems += [problem] if problem else []
     line.problems += _check_date(line.finished_on)
     if not line.problems:

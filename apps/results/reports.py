@@ -26,7 +26,7 @@ from apps.groups.models import Game, Group
 from apps.stages.models import Stage
 
 from . import tasks
-from .imports import _pgn_date, checked_game_score
+from .imports import checked_game_score, pgn_date
 from .models import ResultReport
 from .services import (
     locked_game,
@@ -160,7 +160,7 @@ def _score_date(stored: str) -> date | None:
     if not stored:
         return None
     headers = chess.pgn.read_headers(io.StringIO(stored))
-    day, _problem = _pgn_date(headers.get("Date", "") if headers else "")
+    day, _problem = pgn_date(headers.get("Date", "") if headers else "")
     if day is None or day > timezone.localdate():
         return None
     return day

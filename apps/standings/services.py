@@ -246,26 +246,31 @@ def sweep_stale_standings() -> list[int]:
     one, which finds the mark cleared and does nothing."""
     now = timezone.now()
     cutoff = now - stale_after()
-    with transaction.atomic():
-        stale = list(
-            StandingsMark.objects.filter(pending_since__lte=cutoff)
-            .filter(Q(requested_at__isnull=True) | Q(requested_at__lte=cutoff))
-            .order_by("pending_since")
-            .values_list("group_id", "pending_since")
-        )
-        group_ids = [pk for pk, _since in stale]
-        if not group_ids:
-            return []
-        StandingsMark.objects.filter(group_id__in=group_ids).update(requested_at=now)
-        transaction.on_commit(lambda: queue_recomputes(group_ids))
-    logger.warning(
+    due = StandingsMark.objects.filter(pending_since__lte=cutoff).filter(
+        Q(requested_at__isnull=True) | Q(requested_at__lte=cutoff)
+    )
+    return _queue_again(
+        due,
+        "group_id",
+        now,
+        queue_recomputes,
         "Standings of %s group(s) waited too long for their recompute (the oldest since %s);"
         " queued again: %s",
-        len(group_ids),
-        stale[0][1].isoformat(),
-        group_ids[:20],
     )
-    return group_ids
+
+
+def _queue_again(due, key: str, now: datetime, queue, message: str) -> list[int]:
+    """The sweeps' common step: the ``due`` marks (by ``key``) are asked for again at ``now``
+    and ``queue`` queues their work on commit; logged with ``message``; returns their ids."""
+    with transaction.atomic():
+        stale = list(due.order_by("pending_since").values_list(key, "pending_since"))
+        ids = [pk for pk, _since in stale]
+        if not ids:
+            return []
+        due.model.objects.filter(**{f"{key}__in": ids}).update(requested_at=now)
+        transaction.on_commit(lambda: queue(ids))
+    logger.warning(message, len(ids), stale[0][1].isoformat(), ids[:20])
+    return ids
 
 
 def force_recompute(user, stage: Stage, group: Group | None = None) -> list[int]:
@@ -881,22 +886,14 @@ def sweep_stale_rankings() -> list[int]:
     (or never built) whose rebuild was asked for longer ago than that (the periodic beat
     task, with the standings' sweep); returns those stages."""
     now = timezone.now()
-    with transaction.atomic():
-        due = RankingMark.objects.filter(_due(now))
-        stale = list(due.order_by("pending_since").values_list("stage_id", "pending_since"))
-        stage_ids = [pk for pk, _since in stale]
-        if not stage_ids:
-            return []
-        RankingMark.objects.filter(stage_id__in=stage_ids).update(requested_at=now)
-        transaction.on_commit(lambda: queue_ranking_rebuilds(stage_ids))
-    logger.warning(
+    return _queue_again(
+        RankingMark.objects.filter(_due(now)),
+        "stage_id",
+        now,
+        queue_ranking_rebuilds,
         "The ranking of %s stage(s) waited too long for its rebuild (the oldest since %s);"
         " queued again: %s",
-        len(stage_ids),
-        stale[0][1].isoformat(),
-        stage_ids[:20],
     )
-    return stage_ids
 
 
 def _due(now: datetime) -> Q:

@@ -291,3 +291,14 @@ def test_an_adjudicated_game_shows_the_tds_note(world, game, client):
     )
     html = client.get(game_page(game)).content.decode()
     assert "Adjudication note" in html and "Dead draw: opposite bishops" in html
+
+
+def test_only_the_reporter_reads_you_reported_once_the_group_is_closed(
+    world, game, opponent, as_user
+):
+    report_result(world.users["player"], game, player_wins(world, game))
+    Group.objects.filter(pk=game.group_id).update(closed_at=timezone.now())
+    theirs = as_user(opponent).get(game_page(game)).content.decode()
+    assert "You reported" not in theirs and "Confirm the result" not in theirs
+    mine = as_user(world.users["player"]).get(game_page(game)).content.decode()
+    assert "You reported" in mine
