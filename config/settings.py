@@ -74,6 +74,26 @@ def cache_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 
 
+def page_cache_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """Where copies of public pages are kept (apps/core/pagecache.py), gzip-compressed: with
+    the shared cache at CACHE_URL when set, so a page rendered by one web process serves the
+    others; else in each process's memory, at most PAGE_CACHE_ENTRIES (the least recently used
+    give way). Either is right on its own: a copy's key holds the versions read from the
+    database."""
+    url = env.get("CACHE_URL")
+    if url:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "pages",
+        }
+    return {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "pages",
+        "OPTIONS": {"MAX_ENTRIES": int(env.get("PAGE_CACHE_ENTRIES", "2000"))},
+    }
+
+
 def celery_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """Celery settings: a real broker when CELERY_BROKER_URL is set, else in-process execution.
 
@@ -179,6 +199,9 @@ MIDDLEWARE = [
     #   crosstable, JSON list and download uncompressed. The big answers are public data.
     # To exempt a response, give it a Content-Encoding (GZipMiddleware skips those).
     "django.middleware.gzip.GZipMiddleware",
+    # Anonymous readers of public pages get stored copies (apps/core/pagecache.py): below
+    # GZip (copies go out compressed already), above everything a hit can skip.
+    "apps.core.pagecache.PublicPageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -212,7 +235,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_from_env(_ENV)}
-CACHES = {"default": cache_from_env(_ENV)}
+CACHES = {
+    "default": cache_from_env(_ENV),
+    "pages": page_cache_from_env(_ENV),
+}
+# How long a copy of a public page lives at most (changes retire it at once; this bounds
+# texts that age, like "3 days left"). 0 turns the page cache off.
+PAGE_CACHE_SECONDS = int(_ENV.get("PAGE_CACHE_SECONDS", "300"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGIN_URL = "login"

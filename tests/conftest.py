@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.utils import translation
 
+from apps.core import pagecache
 from config.celery import app as celery_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -106,6 +107,19 @@ def site_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
+def fresh_page_cache(request, monkeypatch):
+    """Each test starts with no cached public page (copies live in each process's memory and
+    would outlive the test's database). The test's transaction never commits, so page versions
+    are bumped at once instead of after the commit; tests marked ``page_bumps_on_commit``
+    keep the real timing (``apps.core.pagecache``)."""
+    caches["pages"].clear()
+    if request.node.get_closest_marker("page_bumps_on_commit") is None:
+        monkeypatch.setattr(pagecache, "after_commit", pagecache.bump_now)
+    yield
+    caches["pages"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from . import pagecache
 from .bulk import insert_rows
 from .models import AuditEvent
 
@@ -90,7 +91,7 @@ def record(
     """Write one audit event (call inside the action's transaction)."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
-    return AuditEvent.objects.create(
+    event = AuditEvent.objects.create(
         action=Action(action),
         actor=actor if getattr(actor, "is_authenticated", False) else None,
         tournament_id=_id(tournament),
@@ -99,6 +100,9 @@ def record(
         game_id=_id(game),
         data=data,
     )
+    # What the change shows on: its cached public pages are retired once it commits.
+    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
+    return event
 
 
 def _id(obj) -> int | None:
@@ -177,6 +181,7 @@ def results_imported(
             for g in entered
         ),
     )
+    pagecache.bump((pagecache.GROUP, g.group_id) for g in (*entered, *scored))
     return event
 
 

@@ -70,3 +70,28 @@ class UnsentTask(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task}{tuple(self.args)!r}"
+
+
+class PageVersion(models.Model):
+    """How many times what a public page shows of a tournament, a stage or a group changed
+    (``apps.core.pagecache``): the cached copies of its pages are filed under these numbers,
+    so bumping one retires every copy at once. Held by kind and id, as the audit trail holds
+    them (this app sits below the apps whose objects it names)."""
+
+    class Scope(models.TextChoices):
+        TOURNAMENT = "t"  # its settings and its stages' list
+        STAGE = "s"  # a stage's state and settings (shown on each of its groups' pages too)
+        PLAY = "p"  # what is played in a stage's groups: results, standings, the ranking
+        GROUP = "g"  # a group's games and standings
+
+    scope = models.CharField(max_length=1, choices=Scope.choices)
+    object_id = models.BigIntegerField()
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "object_id"], name="core_pageversion_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope}{self.object_id} v{self.version}"

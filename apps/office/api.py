@@ -1,4 +1,5 @@
-"""REST API of tournaments, stages, their actions (registration, draw, publish) and draw jobs.
+"""REST API of tournaments, stages, their actions (registration, draw, publish), draw jobs and
+the progress of a publication.
 
 Tournaments and stages are created and changed here too: ``POST /api/tournaments/``,
 ``PATCH /api/tournaments/{slug}/``, ``POST /api/tournaments/{slug}/stages/``,
@@ -50,6 +51,7 @@ from apps.stages.services import (
 )
 
 from .draw import job_progress
+from .publication import not_published, publication_progress
 from .services import cancel_draw, generate_seed, publish_draw, start_draw
 
 
@@ -89,6 +91,46 @@ JobProgressSerializer = inline_serializer(
         "error": serializers.CharField(),
         "digest": serializers.CharField(),
         "finished": serializers.BooleanField(),
+    },
+)
+
+
+def _step(name: str, done: str, total: str):
+    return inline_serializer(
+        name,
+        {
+            "done": serializers.IntegerField(help_text=done),
+            "total": serializers.IntegerField(help_text=total),
+            "percent": serializers.IntegerField(),
+            "finished": serializers.BooleanField(),
+        },
+    )
+
+
+PublicationProgressSerializer = inline_serializer(
+    "PublicationProgress",
+    {
+        "stage": serializers.IntegerField(),
+        "published_at": serializers.DateTimeField(),
+        "status": serializers.ChoiceField(["running", "succeeded"]),
+        "status_display": serializers.CharField(),
+        "percent": serializers.IntegerField(),
+        "finished": serializers.BooleanField(help_text="Every step below is finished."),
+        "standings": _step(
+            "PublicationStandings",
+            "Groups whose standings are computed since the publication.",
+            "Groups of the stage.",
+        ),
+        "ranking": _step(
+            "PublicationRanking",
+            "Entrants in the stored stage ranking.",
+            "Entrants seated in the stage's groups.",
+        ),
+        "files": _step(
+            "PublicationFiles",
+            "Verification files (DRAW.json and its inputs) stored.",
+            "Verification files of a stage.",
+        ),
     },
 )
 
@@ -285,9 +327,27 @@ class ReopenRegistrationView(StageTransitionView):
 
 class PublishView(StageTransitionView):
     """Publish the drawn groups: they become public and the draw can no longer change
-    (organizers)."""
+    (organizers). The standings, the ranking and the verification files are then made in
+    the background: follow them at ``/api/stages/{id}/publication/``."""
 
     transition = staticmethod(publish_draw)
+
+
+class PublicationProgressView(APIView):
+    """Progress of the work a publication queued (organizers): each group's standings
+    computed, the stage's ranking stored with every entrant, the verification files stored.
+    Poll it until ``finished``. The start-list e-mails go out meanwhile; they are not
+    counted here. 409 while the stage is not published."""
+
+    @extend_schema(
+        summary="Progress of a stage's publication",
+        responses={200: PublicationProgressSerializer, **error_responses(403, 404, 409)},
+    )
+    def get(self, request, pk: int) -> Response:
+        progress = publication_progress(stage_for_action(request, pk))
+        if progress is None:
+            raise not_published()
+        return Response(progress.as_dict())
 
 
 class DrawView(APIView):

@@ -8,6 +8,7 @@ from .api import (
     CloseRegistrationView,
     DrawJobProgressView,
     DrawView,
+    PublicationProgressView,
     PublishView,
     ReopenRegistrationView,
     StageViewSet,
@@ -33,5 +34,10 @@ urlpatterns = [
     path("stages/<int:pk>/draw/", DrawView.as_view(), name="api-stage-draw"),
     path("stages/<int:pk>/draw/cancel/", CancelDrawView.as_view(), name="api-stage-draw-cancel"),
     path("stages/<int:pk>/publish/", PublishView.as_view(), name="api-stage-publish"),
+    path(
+        "stages/<int:pk>/publication/",
+        PublicationProgressView.as_view(),
+        name="api-stage-publication",
+    ),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
 ]

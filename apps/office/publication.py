@@ -5,6 +5,10 @@ before and each entrant's earlier group.
 A published stage's files never change, so they are built once and stored
 (``apps.groups.models.PublishedFile``, gzip-compressed): by the task the publication queues
 (``store_files``), or by the first request that finds one missing (``stored_file``).
+
+How far the work a publication queues has come (the standings of every group, the stage's
+ranking, these files) is read by :func:`publication_progress`, for the publication's progress
+page, its JSON and the API.
 """
 
 from __future__ import annotations
@@ -13,12 +17,19 @@ import csv
 import hashlib
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
+from django.db.models import Count, Q, Sum
+from django.utils.translation import gettext as _
+
+from apps.core.errors import ActionError, ErrorCode
 from apps.entrants.services import engine_entrants
-from apps.groups.models import PublishedFile
+from apps.groups.models import Group, PublishedFile
 from apps.silli.draw import DrawSettings, StageDraw, draw_json, pairs_digest
 from apps.silli.entrants import entrants_csv
 from apps.stages.models import DrawJob, Stage
+from apps.standings.services import ranking_state
 
 from .draw import earlier_groups, met_before_pairs
 
@@ -115,3 +126,131 @@ def store_files(stage_id: int) -> int:
     if stage is None or not is_final(stage):
         return 0
     return sum(stored_file(stage, name) is not None for name in FILES)
+
+
+# ---------------------------------------------------------------------------
+# The publication's progress
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One part of the work a publication queues: ``done`` of ``total``, and whether it is
+    finished (the ranking may hold every entrant before its last rebuild is stored)."""
+
+    done: int
+    total: int
+    finished: bool
+
+    @property
+    def percent(self) -> int:
+        if self.finished:
+            return 100
+        if not self.total:
+            return 0
+        return min(99, 100 * self.done // self.total)
+
+    def as_dict(self) -> dict:
+        return {
+            "done": self.done,
+            "total": self.total,
+            "percent": self.percent,
+            "finished": self.finished,
+        }
+
+
+@dataclass(frozen=True)
+class PublicationProgress:
+    """How far the work queued by a stage's publication has come: each group's standings
+    computed, the stage's ranking stored with every seated entrant, the verification files
+    stored. (The start-list e-mails are not counted: what is recorded of them,
+    ``notifications.SentNotification``, is one row per message keyed by text, with nothing
+    for a group whose players get none, so it cannot tell cheaply which groups are done.)"""
+
+    stage_id: int
+    published_at: datetime | None
+    standings: Step
+    ranking: Step
+    files: Step
+
+    @property
+    def steps(self) -> tuple[Step, Step, Step]:
+        return (self.standings, self.ranking, self.files)
+
+    @property
+    def finished(self) -> bool:
+        return all(step.finished for step in self.steps)
+
+    @property
+    def percent(self) -> int:
+        if self.finished:
+            return 100
+        return min(99, sum(step.percent for step in self.steps) // len(self.steps))
+
+    @property
+    def status(self) -> str:
+        """As a draw job's: ``running`` until everything is done, then ``succeeded``."""
+        return "succeeded" if self.finished else "running"
+
+    @property
+    def status_display(self) -> str:
+        return _("Complete") if self.finished else _("In progress")
+
+    def as_dict(self) -> dict:
+        """The JSON of the API and of the progress page's polling."""
+        return {
+            "stage": self.stage_id,
+            "published_at": self.published_at,
+            "status": self.status,
+            "status_display": self.status_display,
+            "percent": self.percent,
+            "finished": self.finished,
+            "standings": self.standings.as_dict(),
+            "ranking": self.ranking.as_dict(),
+            "files": self.files.as_dict(),
+        }
+
+
+def publication_progress(stage: Stage) -> PublicationProgress | None:
+    """How far the work queued by the stage's publication has come (None: the stage is not
+    published). Three queries whatever the number of groups: one aggregate of the groups,
+    the ranking's mark, the stored files' versions.
+
+    A group's standings count as done once computed since the publication, or when no
+    recompute of them is pending (a stage published before ``standings_at`` was kept), so a
+    result entered later, which marks its group pending again, does not take the
+    publication back. The ranking is done once every group is, and its stored rows hold
+    every seated entrant (each group's standings, empty or not, have a row per seat) or it
+    misses no change at all.
+    """
+    if not is_final(stage):
+        return None
+    computed = Q(standings_at__gte=stage.published_at) | Q(standings_pending=False)
+    groups = Group.objects.filter(stage=stage).aggregate(
+        total=Count("pk"), done=Count("pk", filter=computed), seats=Sum("size")
+    )
+    total = groups["total"]
+    standings = Step(groups["done"], total, groups["done"] >= total)
+    seats = groups["seats"] or 0
+    state = ranking_state(stage)
+    built = state.built_at is not None
+    ranked = min(state.entrants, seats) if built else 0
+    ranking = Step(
+        ranked,
+        seats,
+        standings.finished and built and (state.fresh or state.entrants >= seats),
+    )
+    versions = PublishedFile.objects.filter(stage=stage, name__in=list(FILES)).values_list(
+        "name", "version"
+    )
+    stored = sum(version == file_version(stage, name) for name, version in versions)
+    files = Step(stored, len(FILES), stored >= len(FILES))
+    return PublicationProgress(stage.pk, stage.published_at, standings, ranking, files)
+
+
+def not_published() -> ActionError:
+    """The refusal of a publication's progress for a stage that is not published."""
+    return ActionError(
+        ErrorCode.WRONG_STATUS,
+        _("This stage is not published yet: there is no publication to follow."),
+    )

@@ -33,13 +33,14 @@ from apps.core.permissions import is_organizer
 from apps.entrants import services as registration
 from apps.entrants.forms import ImportUploadForm
 from apps.entrants.models import Entrant
-from apps.groups.models import Game, Group
+from apps.groups.models import Group
 from apps.groups.pages import group_rows
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
+from apps.standings.services import drawn_games
 
 from . import publication, services
 from .draw import job_progress
@@ -109,8 +110,11 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
     groups = stage.groups.order_by("number")
     page = Paginator(groups, GROUPS_PER_PAGE).get_page(request.GET.get("page"))
     rows = group_rows(page.object_list)
-    # Certificates of every group, not only this page's (two small columns a group).
-    checks = list(groups.values_list("principles_hold", "conflicts"))
+    # Certificates and sizes of every group, not only this page's (small columns a group).
+    checks = list(groups.values_list("principles_hold", "conflicts", "size"))
+    organizer = is_organizer(request.user, stage.tournament)
+    # Organizers follow a publication's queued work from here while it runs.
+    progress = publication.publication_progress(stage) if organizer else None
     context = {
         "tournament": stage.tournament,
         "stage": stage,
@@ -118,9 +122,10 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "page": page,
         "group_count": len(checks),
         "entrant_count": stage.entries.count(),
-        "game_count": Game.objects.filter(group__stage=stage).count() if rows else 0,
-        "uncertified": sum(1 for holds, conflicts in checks if not holds or conflicts),
-        "organizer": is_organizer(request.user, stage.tournament),
+        "game_count": drawn_games(stage, (size for _, _, size in checks)),
+        "uncertified": sum(1 for holds, conflicts, _ in checks if not holds or conflicts),
+        "organizer": organizer,
+        "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),
     }
     return render(request, "stages/stage.html", context)
@@ -239,7 +244,18 @@ def publish(request: HttpRequest, stage: Stage) -> HttpResponse:
     except ActionError as error:
         return action_failed(request, stage, error)
     messages.success(request, _("The draw is published: every group is now public."))
-    return redirect(stage.get_absolute_url())
+    return redirect("publication-progress", stage.tournament.slug, stage.order)
+
+
+@organizer_page
+def publication_progress(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """What the publication queued (standings, ranking, verification files) and how far it
+    has come; the page polls the API (``api-stage-publication``) until all is done."""
+    progress = publication.publication_progress(stage)
+    if progress is None:
+        return action_failed(request, stage, publication.not_published())
+    context = {"tournament": stage.tournament, "stage": stage, "progress": progress}
+    return render(request, "stages/publication_progress.html", context)
 
 
 # ---------------------------------------------------------------------------

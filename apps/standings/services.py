@@ -56,6 +56,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from kombu.exceptions import OperationalError
 
+from apps.core import pagecache
 from apps.core.audit import Action, record
 from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError, ErrorCode
@@ -343,6 +344,14 @@ def stage_games_per_player(stage: Stage, group: Group) -> int:
     return pairing_system(stage.format).games_per_player(group.size, stage)
 
 
+def drawn_games(stage: Stage, sizes: Iterable[int]) -> int:
+    """How many games groups of these sizes hold in ``stage``: n·T/2 a group of n seats, as
+    the draw writes them (a closed circle gives each seat T games; a round robin every pair
+    once or twice) — counted without reading the games (500,000 rows at 100,000 entrants)."""
+    system = pairing_system(stage.format)
+    return sum(size * system.games_per_player(size, stage) for size in sizes) // 2
+
+
 def chain(tournament) -> tuple[tb.Key, ...]:
     return tb.SYSTEMS[tournament.tiebreak]
 
@@ -527,6 +536,8 @@ def store_group_table(table: GroupTable) -> int:
     delete and insert.
     """
     group_id = table.group.pk
+    # The group's cached pages are retired once the new standings commit.
+    pagecache.bump([(pagecache.GROUP, group_id)])
     rows = []
     for position, s in enumerate(table.standings, start=1):
         entrant_id = s.figures.id
@@ -878,6 +889,7 @@ def store_ranking(stage: Stage, order: list[tuple[int, int, str]], *, stored: in
                 f"DELETE FROM {ranking} WHERE stage_id = %s AND position > %s",
                 [stage.pk, len(order)],
             )
+    pagecache.bump([(pagecache.PLAY, stage.pk)])  # the stage's cached pages, on commit
     return len(order)
 
 

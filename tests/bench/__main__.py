@@ -8,13 +8,14 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, standings, worker
+from . import app, engine, load, standings, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
     "standings": standings.run,
     "app": app.run,
     "worker": worker.run,
+    "load": load.run,
 }
 
 

@@ -5,7 +5,6 @@ group, the API (group and stage) and the pages (upload, preview, confirm)."""
 from __future__ import annotations
 
 import gc
-import time
 from datetime import date
 
 import pytest
@@ -457,7 +456,7 @@ def test_standings_are_marked_once_for_every_group_of_a_stage_import(world, monk
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_hundred_player_groups_500_results_import_fast(
+def test_a_hundred_player_groups_500_results_import_in_a_fixed_number_of_queries(
     published_stage, organizer, django_assert_max_num_queries
 ):
     group = published_stage.groups.order_by("number").first()
@@ -470,10 +469,10 @@ def test_a_hundred_player_groups_500_results_import_fast(
             for i, g in enumerate(games)
         )
     )
-    started = time.perf_counter()
-    with django_assert_max_num_queries(40):
+    # A fixed number of statements whatever the number of lines (the page versions' three
+    # bumps after the commit included); the time it takes is the benchmarks' business.
+    with django_assert_max_num_queries(43):
         report = import_results(organizer, group=group, text=text)
-    assert time.perf_counter() - started < 10
     assert report.results == 500
     assert Game.objects.filter(group=group, result="").count() == 0
     assert import_results(organizer, group=group, text=text).unchanged == 500

@@ -229,7 +229,7 @@ def test_publish_makes_the_stage_public(organizer_client, drawn_stage):
     public = Client()
     assert public.get(drawn_stage.get_absolute_url()).status_code == 404
     response = organizer_client.post(stage_url(drawn_stage, "stage-publish"), follow=True)
-    assert response.redirect_chain[-1][0] == drawn_stage.get_absolute_url()
+    assert response.redirect_chain[-1][0] == stage_url(drawn_stage, "publication-progress")
     assert "The draw is published" in response.content.decode()
     drawn_stage.refresh_from_db()
     assert drawn_stage.status == Stage.Status.PUBLISHED
