@@ -100,17 +100,30 @@ def event_scopes(tournament_id, stage_id, group_id) -> list[Scope]:
 # Registry
 # ---------------------------------------------------------------------------
 
-_PAGES: dict[str, tuple[Resolver, bool]] = {}
+
+@dataclass(frozen=True)
+class Page:
+    resolver: Resolver
+    api: bool
+    params: frozenset[str]
 
 
-def register(url_name: str, resolver: Resolver, *, api: bool = False) -> None:
+_PAGES: dict[str, Page] = {}
+
+
+def register(
+    url_name: str, resolver: Resolver, *, api: bool = False, params: Iterable[str] = ()
+) -> None:
     """Serve the page named ``url_name`` from cache, filed under ``resolver(**url_kwargs)``.
 
-    ``api`` answers are also told apart by the ``Accept`` header (DRF picks the format)."""
-    _PAGES[url_name] = (resolver, api)
+    ``api`` answers are also told apart by the ``Accept`` header (DRF picks the format).
+    ``params`` are the query parameters the page reads (e.g. ``page``): an address with any
+    other is answered by the view and not stored, so made-up parameters cannot fill the
+    cache with copies of one page."""
+    _PAGES[url_name] = Page(resolver, api, frozenset(params))
 
 
-def registered() -> dict[str, tuple[Resolver, bool]]:
+def registered() -> dict[str, Page]:
     return dict(_PAGES)
 
 
@@ -212,15 +225,14 @@ class PublicPageCacheMiddleware:
             match = resolve(request.path_info)
         except Resolver404:
             return None
-        found = _PAGES.get(match.url_name or "")
-        if found is None:
+        page = _PAGES.get(match.url_name or "")
+        if page is None or not page.params.issuperset(request.GET):
             return None
-        resolver, api = found
-        versions = resolver(**match.kwargs)
+        versions = page.resolver(**match.kwargs)
         if versions is None:
             return None
         language = translation.get_language_from_request(request)
-        accept = request.META.get("HTTP_ACCEPT", "") if api else ""
+        accept = request.META.get("HTTP_ACCEPT", "") if page.api else ""
         address = hashlib.sha256(
             f"{request.get_full_path()}\n{accept}".encode(errors="replace")
         ).hexdigest()[:40]

@@ -114,10 +114,13 @@ API: dict[str, pagecache.Resolver] = {
     "api-group-crosstable": group_by_id,
     "api-stage-ranking": stage_by_id,
 }
+# The query parameters each reads (any other: answered by the view, not stored).
+PAGED = ("page",)
+API_PAGED = ("page", "page_size", "format")
 
 
 def register() -> None:
     for name, resolver in PAGES.items():
-        pagecache.register(name, resolver)
+        pagecache.register(name, resolver, params=PAGED)
     for name, resolver in API.items():
-        pagecache.register(name, resolver, api=True)
+        pagecache.register(name, resolver, api=True, params=API_PAGED)

@@ -195,3 +195,13 @@ def test_the_page_cache_can_be_turned_off(client, settings, published_stage):
     address = url(published_stage, "group", 1)
     client.get(address)
     assert "X-Cache" not in client.get(address)
+
+
+def test_only_the_parameters_a_page_reads_make_copies(client, published_stage):
+    ranking = url(published_stage, "stage-ranking")
+    client.get(ranking, {"page": 2})
+    assert client.get(ranking, {"page": 2})["X-Cache"] == "hit"
+    # Made-up parameters are answered by the view and never stored.
+    for n in range(3):
+        answer = client.get(ranking, {"page": 2, "x": n})
+        assert answer.status_code == 200 and "X-Cache" not in answer
