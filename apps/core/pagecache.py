@@ -68,7 +68,9 @@ def bump(scopes: Iterable[Scope]) -> None:
 
 
 def after_commit(scopes: list[Scope]) -> None:
-    transaction.on_commit(lambda: bump_now(scopes))
+    # robust: a bump that fails is logged, not raised into the action that committed (its
+    # pages then live out PAGE_CACHE_SECONDS).
+    transaction.on_commit(lambda: bump_now(scopes), robust=True)
 
 
 def bump_now(scopes: Sequence[Scope]) -> None:

@@ -205,3 +205,18 @@ def test_only_the_parameters_a_page_reads_make_copies(client, published_stage):
     for n in range(3):
         answer = client.get(ranking, {"page": 2, "x": n})
         assert answer.status_code == 200 and "X-Cache" not in answer
+
+
+@pytest.mark.page_bumps_on_commit
+@pytest.mark.django_db(transaction=True)
+def test_a_bump_that_fails_does_not_fail_the_change_that_committed(
+    organizer, published_stage, monkeypatch
+):
+    def broken(scopes):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(pagecache, "bump_now", broken)
+    game = Game.objects.filter(group__stage=published_stage).order_by("pk").first()
+    enter_result(organizer, game, "1-0", expected_version=game.version)
+    game.refresh_from_db()
+    assert game.result == "1-0"
