@@ -302,14 +302,15 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
         while True:
             while queue and not augmented:
                 v = queue.pop()
+                dual_v = dual[v]  # duals change only between the scans
                 for p in neighbours[v]:
-                    k = p // 2
+                    k = p >> 1
                     w = ends[p]
                     if in_blossom[v] == in_blossom[w]:
                         continue
                     k_slack = 0
                     if not allowed[k]:
-                        k_slack = slack(k)
+                        k_slack = dual_v + dual[w] - weight[k]
                         if k_slack <= 0:
                             allowed[k] = True
                     if allowed[k]:
