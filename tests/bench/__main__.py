@@ -8,10 +8,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, load, standings, worker
+from . import app, engine, load, standings, swiss, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
+    "swiss": swiss.run,
     "standings": standings.run,
     "app": app.run,
     "worker": worker.run,
