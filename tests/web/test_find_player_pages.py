@@ -23,6 +23,8 @@ FIND_PER_PAGE = 50  # this file's page size (the site's may differ): 120 make pa
 @pytest.fixture(autouse=True)
 def fifty_a_page(monkeypatch):
     monkeypatch.setattr(views, "FIND_PER_PAGE", FIND_PER_PAGE)
+
+
 # Every matching name holds it; none of the synthetic names does (their parts are fixed).
 QUERY = "pagewell"
 CODE = re.compile(r'<h2>[^<]*<small class="muted">([^<]+)</small></h2>')

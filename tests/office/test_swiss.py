@@ -1,0 +1,173 @@
+"""A Swiss stage in the product: settings, the draw's round 1, the next rounds, standings."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from apps.core.audit import Action
+from apps.core.errors import ActionError
+from apps.core.models import AuditEvent
+from apps.entrants.models import StageEntry
+from apps.entrants.services import close_registration, import_entrants
+from apps.groups.models import Game, Seat, SwissBye
+from apps.office import swiss
+from apps.office.publication import draw_file
+from apps.office.services import publish_draw, start_draw
+from apps.results.services import enter_result, withdraw_entrant
+from apps.silli.entrants import entrants_csv
+from apps.silli.synth import make_entrants
+from apps.silli.verify import verify_draw
+from apps.stages.models import Stage
+from apps.stages.services import create_tournament
+from apps.standings.models import GroupStanding
+from apps.standings.services import recompute_group
+from apps.standings.trf_export import group_trf
+
+from .conftest import user
+
+ENTRANTS = 20
+ROUNDS = 5
+# A fixed cycle of results: mostly decisive, some draws, now and then a forfeit.
+CYCLE = ["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1-0", "+-", "1/2-1/2", "0-1", "-+"]
+
+
+def swiss_stage(organizer, *, count=ENTRANTS, rounds=ROUNDS, acceleration="none", seed="s"):
+    cup = create_tournament(
+        organizer,
+        name="Swiss Cup",
+        slug="swiss-cup",
+        tiebreak="buchholz",
+        stages=[
+            {
+                "kind": Stage.Kind.FINAL,
+                "format": Stage.Format.SWISS,
+                "swiss_rounds": rounds,
+                "swiss_acceleration": acceleration,
+            }
+        ],
+    )
+    stage = cup.stages.get()
+    import_entrants(organizer, stage, entrants_csv(make_entrants(count, seed)))
+    return close_registration(organizer, stage)
+
+
+def drawn_and_published(organizer, stage, capture):
+    with capture(execute=True):
+        start_draw(organizer, stage, "swiss seed")
+    stage.refresh_from_db()
+    assert stage.status == Stage.Status.DRAWN, stage.draw_jobs.first().error
+    with capture(execute=True):
+        publish_draw(organizer, stage)
+    stage.refresh_from_db()
+    return stage
+
+
+def play_round(organizer, stage, round_number, offset=0):
+    games = Game.objects.filter(group__stage=stage, round=round_number, result="")
+    for i, game in enumerate(games.order_by("number")):
+        enter_result(
+            organizer, game, CYCLE[(i + offset) % len(CYCLE)], expected_version=game.version
+        )
+
+
+@pytest.fixture
+def organizer(db):
+    return user("swissorg")
+
+
+def test_the_draw_seats_in_initial_order_and_pairs_round_one(
+    organizer, django_capture_on_commit_callbacks
+):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=21), django_capture_on_commit_callbacks
+    )
+    group = stage.groups.get()
+    assert group.size == 21 and stage.groups.count() == 1
+    seats = list(Seat.objects.filter(group=group).order_by("number").select_related("entrant"))
+    keys = [(-s.entrant.rating, s.entrant.name.casefold()) for s in seats]
+    assert keys == sorted(keys)
+    games = Game.objects.filter(group=group)
+    assert games.count() == 10 and set(games.values_list("round", flat=True)) == {1}
+    bye = SwissBye.objects.get(group=group)
+    assert bye.round == 1
+    playing = set(games.values_list("white_id", flat=True)) | set(
+        games.values_list("black_id", flat=True)
+    )
+    assert bye.entrant_id not in playing and len(playing) == 20
+    # the published DRAW.json verifies
+    entrants = make_entrants(21, "s")
+    report = verify_draw(json.loads(draw_file(stage)), entrants)
+    assert report.ok, report.problems
+
+
+def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    stage = drawn_and_published(organizer, swiss_stage(organizer), capture)
+    group = stage.groups.get()
+    # one player leaves after round 2: absent from then on
+    for rnd in range(1, ROUNDS + 1):
+        state = swiss.swiss_state(stage)
+        assert state.paired == rnd
+        # refused while games are open
+        with pytest.raises(ActionError) as refused:
+            swiss.pair_next_round(organizer, stage)
+        assert refused.value.http_status == 409
+        play_round(organizer, stage, rnd, offset=rnd)
+        if rnd == 2:
+            entry = StageEntry.objects.filter(stage=stage).order_by("entrant__code").first()
+            withdrawn_id = entry.entrant_id
+            with capture(execute=True):
+                withdraw_entrant(organizer, entry, "moved house")
+        if rnd < ROUNDS:
+            with capture(execute=True):
+                assert swiss.start_next_round(organizer, stage) == rnd + 1
+            # the task ran on commit; asking for the same round again changes nothing
+            again = swiss.pair_next_round(organizer, stage, rnd + 1)
+            assert not again.created
+            assert Game.objects.filter(group=group, round=rnd + 2).count() == 0
+    state = swiss.swiss_state(stage)
+    assert state.paired == ROUNDS and state.complete and state.open_games == 0
+    with pytest.raises(ActionError) as done:
+        swiss.pair_next_round(organizer, stage)
+    assert done.value.http_status == 409
+
+    games = list(Game.objects.filter(group=group).values_list("round", "white_id", "black_id"))
+    pairs = [frozenset((w, b)) for _, w, b in games]
+    assert len(pairs) == len(set(pairs)), "a rematch"
+    byes = list(SwissBye.objects.filter(group=group).values_list("round", "entrant_id"))
+    assert max(Counter(e for _, e in byes).values()) == 1, "a second bye"
+    everyone = set(Seat.objects.filter(group=group).values_list("entrant_id", flat=True))
+    for rnd in range(1, ROUNDS + 1):
+        present = everyone - ({withdrawn_id} if rnd > 2 else set())
+        paired = [p for r, w, b in games if r == rnd for p in (w, b)]
+        paired += [e for r, e in byes if r == rnd]
+        assert len(paired) == len(set(paired))
+        assert set(paired) == present, f"round {rnd}"
+    assert withdrawn_id not in {e for r, e in byes if r > 2}
+
+    recompute_group(group.pk)
+    standings = GroupStanding.objects.filter(group=group)
+    assert standings.count() == ENTRANTS
+    # a bye counts a win's point
+    for _, entrant in byes:
+        row = standings.get(entrant_id=entrant)
+        scored = sum(
+            {"1-0": 1, "+-": 1, "1/2-1/2": 0.5}.get(r, 0)
+            for r in Game.objects.filter(group=group, white_id=entrant).values_list(
+                "result", flat=True
+            )
+        ) + sum(
+            {"0-1": 1, "-+": 1, "1/2-1/2": 0.5}.get(r, 0)
+            for r in Game.objects.filter(group=group, black_id=entrant).values_list(
+                "result", flat=True
+            )
+        )
+        assert float(row.points) == scored + 1
+    assert (
+        AuditEvent.objects.filter(action=Action.SWISS_ROUND_PAIRED, stage_id=stage.pk).count()
+        == ROUNDS - 1
+    )
+    # the TRF export writes the rounds
+    trf = group_trf(group)
+    assert "XXR    5" in trf or "XXR 5" in trf
