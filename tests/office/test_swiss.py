@@ -4,6 +4,7 @@ import json
 from collections import Counter
 
 import pytest
+from django.urls import reverse
 
 from apps.core.audit import Action
 from apps.core.errors import ActionError
@@ -24,7 +25,7 @@ from apps.standings.models import GroupStanding
 from apps.standings.services import recompute_group
 from apps.standings.trf_export import group_trf
 
-from .conftest import user
+from .conftest import api_client, user
 
 ENTRANTS = 20
 ROUNDS = 5
@@ -171,3 +172,105 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
     # the TRF export writes the rounds
     trf = group_trf(group)
     assert "XXR    5" in trf or "XXR 5" in trf
+
+
+# --- settings, API and page -------------------------------------------------------------------
+
+
+def test_an_organizer_sets_up_a_swiss_stage_through_the_api(organizer, db):
+    cup = create_tournament(organizer, name="Api Swiss", slug="api-swiss")
+    client = api_client(organizer)
+    answer = client.post(
+        f"/api/tournaments/{cup.slug}/stages/",
+        {"kind": "final", "format": "swiss", "swiss_rounds": 7, "swiss_acceleration": "baku"},
+        format="json",
+    )
+    assert answer.status_code == 201, answer.json()
+    body = answer.json()
+    assert (body["format"], body["swiss_rounds"], body["swiss_acceleration"]) == (
+        "swiss",
+        7,
+        "baku",
+    )
+    changed = client.patch(f"/api/stages/{body['id']}/", {"swiss_rounds": 9}, format="json")
+    assert changed.status_code == 200 and changed.json()["swiss_rounds"] == 9
+    refused = client.patch(f"/api/stages/{body['id']}/", {"swiss_rounds": None}, format="json")
+    assert refused.status_code == 400
+    assert "swiss_rounds" in json.dumps(refused.json()["details"])
+
+
+def test_the_draw_refuses_more_rounds_than_opponents(organizer, db):
+    stage = swiss_stage(organizer, count=6, rounds=6)
+    with pytest.raises(ActionError, match="needs at least 7 entrants"):
+        start_draw(organizer, stage, "seed")
+
+
+def test_next_round_through_the_api(organizer, django_capture_on_commit_callbacks):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=10, rounds=3), django_capture_on_commit_callbacks
+    )
+    url = f"/api/stages/{stage.pk}/next-round/"
+    client = api_client(organizer)
+    assert client.get(url).json()["paired"] == 1
+    busy = client.post(url)
+    assert busy.status_code == 409 and "without a result" in busy.json()["message"]
+    assert api_client(user("nosy")).post(url).status_code == 403
+    assert api_client().post(url).status_code == 403
+    play_round(organizer, stage, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(url)
+    # the test's transaction holds the task until the callbacks run: 202, then done
+    assert answer.status_code == 202, answer.json()
+    assert answer.json()["requested"] == 2 and answer["Location"] == url
+    assert client.get(url).json() | {"stage": 0} == {
+        "stage": 0,
+        "rounds": 3,
+        "paired": 2,
+        "open_games": 5,
+        "complete": False,
+        "can_pair_next": False,
+        "failure": "",
+    }
+    # a second request while round 2 is open is refused: never two rounds at once
+    assert client.post(url).status_code == 409
+    assert Game.objects.filter(group__stage=stage, round=3).count() == 0
+
+
+def test_a_queued_round_that_cannot_be_paired_says_why(
+    organizer, django_capture_on_commit_callbacks, monkeypatch
+):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=10, rounds=3), django_capture_on_commit_callbacks
+    )
+    play_round(organizer, stage, 1)
+
+    def impossible(*args, **kwargs):
+        raise swiss.PairingError("no pairing for this test")
+
+    monkeypatch.setattr(swiss, "pair_next", impossible)
+    with django_capture_on_commit_callbacks(execute=True):
+        swiss.start_next_round(organizer, stage)
+    state = swiss.swiss_state(stage)
+    assert state.paired == 1 and "no pairing for this test" in state.failure
+    assert AuditEvent.objects.filter(action=Action.SWISS_ROUND_FAILED).count() == 1
+
+
+def test_the_manage_page_pairs_the_next_round(
+    organizer, client, django_capture_on_commit_callbacks
+):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=10, rounds=3), django_capture_on_commit_callbacks
+    )
+    client.force_login(organizer)
+    manage = reverse("stage-manage", args=[stage.tournament.slug, stage.order])
+    page = client.get(manage)
+    assert "Pair the next round" in page.content.decode()
+    assert "Round 1 of 3 is paired." in page.content.decode()
+    play_round(organizer, stage, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(
+            reverse("stage-next-round", args=[stage.tournament.slug, stage.order]), follow=True
+        )
+    assert "Round 2 is being paired" in answer.content.decode()
+    assert "Round 2 of 3 is paired." in client.get(manage).content.decode()
+    assert swiss.swiss_state(stage).paired == 2
