@@ -322,6 +322,23 @@ def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
     return RoundOutcome(number, len(pairing.pairs), bye, True)
 
 
+def pair_when_round_complete(sender=None, group_ids=(), **kwargs) -> list[int]:
+    """After results changed (``apps.results.signals.results_changed``, after the commit):
+    queue the next round of each Swiss stage among those groups whose current round now has
+    every result. Returns the stages queued. A stage already queued is queued again
+    harmlessly: the task pairs a round once."""
+    queued = []
+    stages = Stage.objects.filter(
+        groups__pk__in=list(group_ids), format=Stage.Format.SWISS, status=Stage.Status.PUBLISHED
+    ).select_related("tournament")
+    for stage in stages.distinct():
+        state = swiss_state(stage)
+        if state.can_pair_next:
+            tasks.pair_swiss_round.delay(stage.pk, state.paired + 1, None)
+            queued.append(stage.pk)
+    return queued
+
+
 def record_failure(stage_id: int, round_number: int, user, message: str) -> None:
     """Keep why a queued round could not be paired (the stage's page and API show it)."""
     with transaction.atomic():

@@ -23,6 +23,8 @@ from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.services import schedule_recompute
 
+from .signals import announce
+
 
 def require_in_play(stage: Stage) -> None:
     """Refuse a result change unless the stage is in play (published, not closed)."""
@@ -251,5 +253,7 @@ def forfeit_result(game: Game) -> str:
 
 def _standings_changed(group_id: int) -> None:
     """Mark the group's standings pending in the change's transaction (the mark commits with
-    the result, or not at all); the recompute is queued on commit."""
+    the result, or not at all); the recompute is queued on commit, and the apps above are
+    told (``signals.results_changed``)."""
     schedule_recompute(group_id)
+    announce([group_id])

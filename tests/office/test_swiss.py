@@ -106,7 +106,6 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
     capture = django_capture_on_commit_callbacks
     stage = drawn_and_published(organizer, swiss_stage(organizer), capture)
     group = stage.groups.get()
-    # one player leaves after round 2: absent from then on
     for rnd in range(1, ROUNDS + 1):
         state = swiss.swiss_state(stage)
         assert state.paired == rnd
@@ -114,12 +113,13 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
         with pytest.raises(ActionError) as refused:
             swiss.pair_next_round(organizer, stage)
         assert refused.value.http_status == 409
-        play_round(organizer, stage, rnd, offset=rnd)
         if rnd == 2:
+            # one player leaves during round 2: their game is forfeited, later rounds absent
             entry = StageEntry.objects.filter(stage=stage).order_by("entrant__code").first()
             withdrawn_id = entry.entrant_id
             with capture(execute=True):
                 withdraw_entrant(organizer, entry, "moved house")
+        play_round(organizer, stage, rnd, offset=rnd)
         if rnd < ROUNDS:
             with capture(execute=True):
                 assert swiss.start_next_round(organizer, stage) == rnd + 1
@@ -274,3 +274,45 @@ def test_the_manage_page_pairs_the_next_round(
     assert "Round 2 is being paired" in answer.content.decode()
     assert "Round 2 of 3 is paired." in client.get(manage).content.decode()
     assert swiss.swiss_state(stage).paired == 2
+
+
+def test_the_last_result_of_a_round_pairs_the_next_one(
+    organizer, django_capture_on_commit_callbacks
+):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=9, rounds=3), django_capture_on_commit_callbacks
+    )
+    games = list(Game.objects.filter(group__stage=stage, round=1).order_by("number"))
+    with django_capture_on_commit_callbacks(execute=True):
+        enter_result(organizer, games[0], "1-0", expected_version=games[0].version)
+    assert swiss.swiss_state(stage).paired == 1  # games still open: nothing queued
+    for game in games[1:-1]:
+        enter_result(organizer, game, "0-1", expected_version=game.version)
+    last = games[-1]
+    with django_capture_on_commit_callbacks(execute=True):
+        enter_result(organizer, last, "1/2-1/2", expected_version=last.version)
+    state = swiss.swiss_state(stage)
+    assert state.paired == 2 and state.open_games == 4
+    event = AuditEvent.objects.get(action=Action.SWISS_ROUND_PAIRED)
+    assert event.actor is None and event.data["round"] == 2  # the system paired it
+    assert SwissBye.objects.filter(group__stage=stage).count() == 2
+
+
+def test_the_crosstable_shows_a_swiss_group_round_by_round(
+    organizer, client, django_capture_on_commit_callbacks
+):
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=9, rounds=3), django_capture_on_commit_callbacks
+    )
+    play_round(organizer, stage, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        swiss.start_next_round(organizer, stage)
+    group = stage.groups.get()
+    recompute_group(group.pk)
+    url = reverse("group-crosstable", args=[stage.tournament.slug, stage.order, group.number])
+    page = client.get(url).content.decode()
+    assert "R1" in page and "R2" in page and "R3" not in page
+    assert page.count(">bye</td>") == 2  # one a round
+    bye = SwissBye.objects.get(group=group, round=1)
+    standing = GroupStanding.objects.get(group=group, entrant=bye.entrant)
+    assert standing.points == 1 and standing.finished == 1
