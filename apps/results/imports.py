@@ -1050,4 +1050,4 @@ def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
         unchanged=plan.unchanged,
     )
     schedule_recomputes(sorted({g.group_id for g in entered}))
-    announce(g.group_id for g in entered)
+    announce(scope.stage, (g.group_id for g in entered))
