@@ -316,3 +316,37 @@ def test_the_crosstable_shows_a_swiss_group_round_by_round(
     bye = SwissBye.objects.get(group=group, round=1)
     standing = GroupStanding.objects.get(group=group, entrant=bye.entrant)
     assert standing.points == 1 and standing.finished == 1
+
+
+@pytest.mark.parametrize("acceleration", ["none", "baku"])
+def test_the_trf_export_pairs_the_same_next_round(
+    organizer, django_capture_on_commit_callbacks, acceleration
+):
+    from apps.silli.swiss.dutch import pair_round
+    from apps.silli.swiss.trf import parse_trf
+
+    stage = drawn_and_published(
+        organizer,
+        swiss_stage(organizer, count=13, rounds=4, acceleration=acceleration),
+        django_capture_on_commit_callbacks,
+    )
+    group = stage.groups.get()
+    play_round(organizer, stage, 1)
+    recompute_group(group.pk)
+    text = group_trf(group)
+    assert "XXR 4" in text and "0000 - U" in text
+    assert ("XXA " in text) == (acceleration != "none")
+    # the file alone (virtual points from its XXA lines) pairs what the stage pairs
+    again = pair_round(parse_trf(text), 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        swiss.start_next_round(organizer, stage)
+    seat = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
+    stored = [
+        (seat[w], seat[b])
+        for w, b in Game.objects.filter(group=group, round=2)
+        .order_by("number")
+        .values_list("white_id", "black_id")
+    ]
+    assert sorted(stored) == sorted(again.pairs)
+    bye = SwissBye.objects.get(group=group, round=2)
+    assert seat[bye.entrant_id] == again.bye
