@@ -53,6 +53,9 @@ class Action(StrEnum):
     DRAW_FAILED = "draw.failed"  # a draw job failed (error)
     DRAW_CANCELLED = "draw.cancelled"  # an organizer stopped a running draw job
     DRAW_PUBLISHED = "draw.published"  # the draw was made public and immutable
+    SWISS_ROUND_REQUESTED = "swiss.round_requested"  # a Swiss stage's next round was queued
+    SWISS_ROUND_PAIRED = "swiss.round_paired"  # a Swiss round's games (and bye) were written
+    SWISS_ROUND_FAILED = "swiss.round_failed"  # a Swiss round could not be paired (error)
     # groups and results
     GROUP_TD_ASSIGNED = "group.td_assigned"  # a group's TD was named or removed
     RESULT_ENTERED = "result.entered"  # an unfinished game got a result

@@ -163,6 +163,26 @@ class Game(models.Model):
         return f"{self.white.code}–{self.black.code} {self.result or '…'}"
 
 
+class SwissBye(models.Model):
+    """A Swiss round's pairing-allocated bye (FIDE C.04.1: an odd number of players leaves
+    one unpaired). It scores a win's points (FIDE C.04.1 f; the TRF's ``U``), it is not a
+    game played, and no player gets two."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="byes")
+    round = models.PositiveIntegerField()
+    entrant = models.ForeignKey("entrants.Entrant", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ["group", "round"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "round"], name="swiss_bye_round_unique"),
+            models.UniqueConstraint(fields=["group", "entrant"], name="swiss_bye_entrant_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bye in round {self.round} of {self.group}"
+
+
 class PublishedFileManager(models.Manager):
     def stored(self, stage, name: str, version: str) -> PublishedFile | None:
         """The file as stored for ``version``, its content not loaded yet (None: not stored,

@@ -53,6 +53,7 @@ from apps.stages.services import (
 from .draw import job_progress
 from .publication import not_published, publication_progress
 from .services import cancel_draw, generate_seed, publish_draw, start_draw
+from .swiss import start_next_round, swiss_state
 
 
 class DrawRequestSerializer(serializers.Serializer):
@@ -331,6 +332,62 @@ class PublishView(StageTransitionView):
     the background: follow them at ``/api/stages/{id}/publication/``."""
 
     transition = staticmethod(publish_draw)
+
+
+class SwissRoundsSerializer(serializers.Serializer):
+    stage = serializers.IntegerField()
+    rounds = serializers.IntegerField(help_text="The rounds the stage plays.")
+    paired = serializers.IntegerField(help_text="The last round paired (0 before the draw).")
+    open_games = serializers.IntegerField(
+        help_text="Games of the last round paired still without a result."
+    )
+    complete = serializers.BooleanField(help_text="Every round is paired.")
+    can_pair_next = serializers.BooleanField(
+        help_text="The next round can be paired now: the stage is in play, every game of the "
+        "current round has a result and rounds remain."
+    )
+    failure = serializers.CharField(
+        help_text="Why the last request for the next round could not be paired (empty: none)."
+    )
+    requested = serializers.IntegerField(
+        required=False, help_text="The round this request asked for (POST only)."
+    )
+
+
+class NextRoundView(APIView):
+    """A Swiss stage's rounds (GET) and pairing its next round (POST; organizers).
+
+    POST is refused (409) while a game of the current round has no result, when every round
+    is paired, or before the stage is published. The round is paired by a background task:
+    the answer is 200 when it is paired already (``paired`` is the requested round), else 202;
+    follow ``GET`` on the same address until ``paired`` reaches ``requested`` or ``failure``
+    says why it could not be paired. Asking twice never pairs two rounds."""
+
+    @extend_schema(
+        summary="A Swiss stage's rounds",
+        responses={200: SwissRoundsSerializer, **error_responses(403, 404, 409)},
+    )
+    def get(self, request, pk: int) -> Response:
+        return Response(swiss_state(stage_for_action(request, pk)).as_dict())
+
+    @extend_schema(
+        summary="Pair a Swiss stage's next round",
+        request=None,
+        responses={
+            200: SwissRoundsSerializer,
+            202: SwissRoundsSerializer,
+            **error_responses(403, 404, 409, 422),
+        },
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        requested = start_next_round(request.user, stage)
+        state = swiss_state(Stage.objects.select_related("tournament").get(pk=stage.pk))
+        data = {**state.as_dict(), "requested": requested}
+        if state.paired >= requested:
+            return Response(data)
+        url = reverse("api-stage-next-round", args=[stage.pk])
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": url})
 
 
 class PublicationProgressView(APIView):

@@ -8,6 +8,7 @@ from .api import (
     CloseRegistrationView,
     DrawJobProgressView,
     DrawView,
+    NextRoundView,
     PublicationProgressView,
     PublishView,
     ReopenRegistrationView,
@@ -39,5 +40,6 @@ urlpatterns = [
         PublicationProgressView.as_view(),
         name="api-stage-publication",
     ),
+    path("stages/<int:pk>/next-round/", NextRoundView.as_view(), name="api-stage-next-round"),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
 ]

@@ -28,7 +28,7 @@ from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError
 from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
-from apps.groups.models import Game, Group, Seat
+from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.silli.draw import (
     DrawError,
     DrawSettings,
@@ -72,6 +72,8 @@ def draw_settings(stage: Stage) -> DrawSettings:
         balance_ratings=stage.balance_ratings,
         formula=tuple(stage.formula) if stage.formula else None,
         allowed_nation_games=stage.allowed_nation_games,
+        swiss_rounds=stage.swiss_rounds or 0 if stage.is_swiss else 0,
+        swiss_acceleration=stage.swiss_acceleration if stage.is_swiss else "none",
     )
 
 
@@ -360,6 +362,22 @@ def persist_groups(stage: Stage, payloads: list[dict]) -> None:
         for i, g in enumerate(p["games"], start=1)
     )
     insert_rows(Game, ("group_id", "number", "round", "white_id", "black_id"), games)
+    if stage.is_swiss:
+        _write_round_one_byes(stage)
+
+
+def _write_round_one_byes(stage: Stage) -> None:
+    """A Swiss draw pairs round 1: the seat left without a game has the pairing-allocated
+    bye (FIDE C.04.1: it scores a win's points)."""
+    for group in Group.objects.filter(stage=stage):
+        round_one = Game.objects.filter(group=group, round=1)
+        playing = set(round_one.values_list("white_id", flat=True))
+        playing |= set(round_one.values_list("black_id", flat=True))
+        idle = Seat.objects.filter(group=group).exclude(entrant_id__in=playing)
+        SwissBye.objects.bulk_create(
+            SwissBye(group=group, round=1, entrant_id=entrant)
+            for entrant in idle.values_list("entrant_id", flat=True)
+        )
 
 
 def _nation_mix(payload: dict) -> list[list]:

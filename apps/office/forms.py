@@ -22,6 +22,8 @@ from apps.stages.models import (
     GROUP_TOO_SMALL,
     NATION_GAMES_TOO_MANY,
     REPORT_ACCEPT_DAYS,
+    SWISS_ROUNDS_TOO_FEW,
+    SWISS_ROUNDS_TOO_MANY,
     Stage,
     Tournament,
     validate_formula,
@@ -280,6 +282,24 @@ class StageForm(SettingsForm):
             "e.g. 1, 4, 10, 17, 32. Empty: the engine chooses for each group."
         ),
     )
+    swiss_rounds = forms.IntegerField(
+        label=_("Rounds"),
+        min_value=1,
+        max_value=GAMES_MAX,
+        required=False,
+        error_messages={"min_value": SWISS_ROUNDS_TOO_FEW, "max_value": SWISS_ROUNDS_TOO_MANY},
+        help_text=_(
+            "Swiss only: the whole stage is one group, paired round by round; fewer rounds "
+            "than entrants."
+        ),
+    )
+    swiss_acceleration = forms.ChoiceField(
+        label=_("Acceleration"),
+        choices=Stage.Acceleration.choices,
+        initial=Stage.Acceleration.NONE,
+        required=False,
+        help_text=_("Swiss only: accelerated pairings in the first rounds."),
+    )
     qualify_rule = forms.ChoiceField(
         label=_("Qualification rule"),
         choices=[("", _("none (a final)")), *Stage.QualifyRule.choices],
@@ -326,6 +346,8 @@ class StageForm(SettingsForm):
                 "allowed_nation_games",
                 "formula",
                 "double_round_robin",
+                "swiss_rounds",
+                "swiss_acceleration",
             ),
         ),
         (
@@ -340,6 +362,9 @@ class StageForm(SettingsForm):
         self.fields["games_per_player_override"].help_text = _(
             "Silli only. Empty: the tournament's %(games)s."
         ) % {"games": tournament.games_per_player}
+
+    def clean_swiss_acceleration(self) -> str:
+        return self.cleaned_data.get("swiss_acceleration") or Stage.Acceleration.NONE
 
     def clean_qualify_rule(self) -> str:
         return self.cleaned_data.get("qualify_rule") or ""

@@ -52,6 +52,8 @@ def start_draw(user, stage: Stage, seed: str) -> DrawJob:
                 )
                 % {"status": stage.get_status_display().lower()},
             )
+        if stage.is_swiss:
+            _check_swiss_rounds(stage)
         running = stage.draw_jobs.filter(status__in=draw.UNFINISHED).order_by("-id").first()
         if running is not None:
             raise ActionError(
@@ -75,6 +77,22 @@ def start_draw(user, stage: Stage, seed: str) -> DrawJob:
         record(Action.DRAW_STARTED, user, stage=stage, seed=seed, job=job.pk)
         transaction.on_commit(lambda: tasks.run_draw.delay(job.pk))
     return job
+
+
+def _check_swiss_rounds(stage: Stage) -> None:
+    """A Swiss of R rounds needs at least R + 1 entrants (everyone meets at most once)."""
+    entrants = stage.entries.count()
+    rounds = stage.swiss_rounds or 0
+    if not 1 <= rounds <= entrants - 1:
+        raise ActionError(
+            ErrorCode.DRAW_IMPOSSIBLE,
+            _(
+                "A Swiss of %(rounds)s rounds needs at least %(need)s entrants (no one meets "
+                "anyone twice); this stage has %(count)s. Reopen registration to change the "
+                "rounds."
+            )
+            % {"rounds": rounds, "need": rounds + 1, "count": entrants},
+        )
 
 
 def cancel_draw(user, stage: Stage) -> DrawJob:

@@ -87,3 +87,26 @@ def store_published_files(stage_id: int) -> int:
     (``publication.store_files``; idempotent, so a retried or repeated task stores nothing
     twice)."""
     return publication.store_files(stage_id)
+
+
+@shared_task(**{k: v for k, v in RETRY.items() if k != "on_failure"})
+def pair_swiss_round(stage_id: int, round_number: int, user_id: int | None = None) -> int:
+    """Pair round ``round_number`` of a Swiss stage (``swiss.pair_next_round``): a round
+    already paired is left as it is, so a repeated or redelivered task writes nothing. A
+    round that cannot be paired is recorded (the stage's page and API show why); returns the
+    games written."""
+    from django.contrib.auth import get_user_model
+
+    from apps.core.errors import ActionError
+    from apps.stages.models import Stage
+
+    from . import swiss
+
+    stage = Stage.objects.select_related("tournament").get(pk=stage_id)
+    user = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+    try:
+        outcome = swiss.pair_next_round(user, stage, round_number, system=True)
+    except ActionError as exc:
+        swiss.record_failure(stage_id, round_number, user, exc.message)
+        return 0
+    return outcome.games if outcome.created else 0

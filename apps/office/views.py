@@ -42,7 +42,7 @@ from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
 from apps.standings.services import drawn_games
 
-from . import publication, services
+from . import publication, services, swiss
 from .draw import job_progress
 from .forms import (
     DrawForm,
@@ -158,8 +158,30 @@ def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
         "latest_job": latest_job,
         "play": closing.play_summary(stage) if stage.is_public else None,
         "results_upload_form": ResultImportUploadForm(auto_id="results_%s"),
+        "swiss": swiss.swiss_state(stage) if stage.is_swiss else None,
     }
     return render(request, "stages/manage.html", context)
+
+
+@require_POST
+@organizer_page
+def next_round(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """A Swiss stage's next round: checked now, paired by a task (in-process without a
+    broker, so usually done when the page comes back)."""
+    try:
+        number = swiss.start_next_round(request.user, stage)
+    except ActionError as error:
+        return action_failed(request, stage, error)
+    state = swiss.swiss_state(stage)
+    if state.paired >= number:
+        messages.success(request, _("Round %(round)s is paired.") % {"round": number})
+    else:
+        messages.success(
+            request,
+            _("Round %(round)s is being paired; this page shows it once it is done.")
+            % {"round": number},
+        )
+    return redirect(manage_url(stage) + "#rounds")
 
 
 @require_POST

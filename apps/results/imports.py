@@ -58,6 +58,7 @@ from apps.stages.models import Stage
 from apps.standings.services import schedule_recomputes
 
 from .services import require_group_open, require_in_play, require_result_code
+from .signals import announce
 
 FORMATS = ("csv", "pgn")
 CSV_COLUMNS = ("white", "black", "result", "date", "pgn")
@@ -1049,3 +1050,4 @@ def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
         unchanged=plan.unchanged,
     )
     schedule_recomputes(sorted({g.group_id for g in entered}))
+    announce(scope.stage, (g.group_id for g in entered))

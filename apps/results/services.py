@@ -23,6 +23,8 @@ from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.services import schedule_recompute
 
+from .signals import announce
+
 
 def require_in_play(stage: Stage) -> None:
     """Refuse a result change unless the stage is in play (published, not closed)."""
@@ -178,7 +180,7 @@ def set_result(
         reason=reason,
         corrected=correcting,
     )
-    _standings_changed(game.group_id)
+    _standings_changed(game.group_id, game.group.stage)
     transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
     return game
 
@@ -239,7 +241,7 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
             reason=reason,
             forfeited=changed,
         )
-        _standings_changed(group.pk)
+        _standings_changed(group.pk, entry.stage)
         transaction.on_commit(lambda: notify.entrant_withdrawn.delay(entry.pk))
     return changed
 
@@ -249,7 +251,9 @@ def forfeit_result(game: Game) -> str:
     return Result.forfeit_loss("white" if game.forfeited_by_id == game.white_id else "black")
 
 
-def _standings_changed(group_id: int) -> None:
+def _standings_changed(group_id: int, stage: Stage) -> None:
     """Mark the group's standings pending in the change's transaction (the mark commits with
-    the result, or not at all); the recompute is queued on commit."""
+    the result, or not at all); the recompute is queued on commit, and the apps above are
+    told (``signals.results_changed``)."""
     schedule_recompute(group_id)
+    announce(stage, [group_id])

@@ -24,6 +24,7 @@ from .records import Game as Game
 from .records import GroupDraw as GroupDraw
 from .records import Seat as Seat
 from .rng import ChanceStream
+from .swiss_system import ACCELERATIONS
 from .systems import ROUND_ROBIN as ROUND_ROBIN
 from .systems import SILLI as SILLI
 from .systems import SYSTEMS, pairing_system
@@ -43,16 +44,28 @@ class DrawSettings:
     odd: bool = False
     formula: tuple[int, ...] | None = None
     allowed_nation_games: int = 0
+    swiss_rounds: int = 0
+    """A Swiss stage's number of rounds (0 for other formats)."""
+    swiss_acceleration: str = "none"
+    """A Swiss stage's acceleration: ``none``, ``baku`` or ``general``."""
 
     def __post_init__(self) -> None:
         if self.format not in SYSTEMS:
             raise DrawError(f"unknown format {self.format!r}; use one of {', '.join(SYSTEMS)}")
+        if self.swiss_acceleration not in ACCELERATIONS:
+            raise DrawError(
+                f"unknown acceleration {self.swiss_acceleration!r}; use one of "
+                f"{', '.join(ACCELERATIONS)}"
+            )
         if self.formula is not None:
             object.__setattr__(self, "formula", tuple(sorted(self.formula)))
 
     def as_dict(self) -> dict[str, object]:
         data = asdict(self)
         data["formula"] = list(self.formula) if self.formula else None
+        if not self.swiss_rounds and self.swiss_acceleration == "none":
+            # Swiss settings only in a Swiss draw: other draws' files stay as they were.
+            del data["swiss_rounds"], data["swiss_acceleration"]
         return data
 
     @classmethod
@@ -149,6 +162,8 @@ def divide_stage(
     dup = [c for c, k in codes.items() if k > 1]
     if dup:
         raise DrawError(f"entrant code(s) used twice: {', '.join(sorted(dup)[:10])}")
+    if pairing_system(settings.format).one_group:
+        return [sorted(entrants, key=lambda e: e.code)] if entrants else []
     return divide(
         entrants,
         ChanceStream(seed, "division"),

@@ -8,13 +8,17 @@ what differs between formats; none of them compares the format string.
 * :class:`SilliSystem` (``"silli"``): the closed circle of a formula, seated so that no
   forbidden pair meets (:mod:`~apps.silli.formula`, :mod:`~apps.silli.seating`);
 * :class:`RoundRobinSystem` (``"round_robin"``): seats by lot and FIDE Berger tables, single
-  or double (:mod:`~apps.silli.roundrobin`).
+  or double (:mod:`~apps.silli.roundrobin`);
+* :class:`~apps.silli.swiss_system.SwissSystem` (``"swiss"``): the whole stage is one group,
+  seated in the initial order; the draw pairs round 1 with the Dutch engine
+  (:mod:`~apps.silli.swiss`), ``apps/office`` the later rounds from the results.
 
 **Adding a system** (e.g. a Swiss system, paired round by round):
 
-1. implement :class:`PairingSystem` — a class with ``name`` and ``closed_circle`` and the
-   methods ``draw_group``, ``expected_games`` and ``games_per_player`` — in this module or in
-   a module of its own in this package (pure Python, like the rest of the engine);
+1. implement :class:`PairingSystem` — a class with ``name``, ``closed_circle``, ``one_group``
+   and the methods ``draw_group``, ``expected_games`` and ``games_per_player`` — in this
+   module or in a module of its own in this package (pure Python, like the rest of the
+   engine);
 2. register an instance in :data:`SYSTEMS` under its name;
 3. add the same name as a choice of ``Stage.Format`` in ``apps/stages/models.py`` (with its
    migration); ``tests/silli/test_systems.py`` checks that the choices and the registry agree.
@@ -49,6 +53,8 @@ from .records import DrawError, Game, GroupDraw, Seat
 from .rng import ChanceStream
 from .roundrobin import round_robin_games
 from .seating import Conflict, forbidden_reason, seat_circle
+from .swiss_system import SWISS as SWISS
+from .swiss_system import SwissSystem
 
 if TYPE_CHECKING:
     from .draw import DrawSettings
@@ -71,6 +77,9 @@ class GameSettings(Protocol):
 
     @property
     def double_round_robin(self) -> bool: ...
+
+    @property
+    def swiss_rounds(self) -> int | None: ...
 
 
 class ExpectedGames(NamedTuple):
@@ -96,6 +105,10 @@ class PairingSystem(Protocol):
     forbidden pairs the certificate lists, only same-nation games meet, within the allowance.
     False (a round robin: every pair meets) accepts every listed forbidden pair. The formula
     itself and the principles on it are checked by :meth:`expected_games`."""
+
+    one_group: bool
+    """True when the whole stage is one group, whatever its smallest group size (a Swiss);
+    False when the division makes groups of at least ``min_group_size``."""
 
     def draw_group(
         self,
@@ -133,6 +146,7 @@ class SilliSystem:
 
     name = SILLI
     closed_circle = True
+    one_group = False
 
     def draw_group(
         self,
@@ -198,6 +212,7 @@ class RoundRobinSystem:
 
     name = ROUND_ROBIN
     closed_circle = False
+    one_group = False
 
     def draw_group(
         self,
@@ -230,7 +245,9 @@ class RoundRobinSystem:
         return (size - 1) * (2 if settings.double_round_robin else 1)
 
 
-SYSTEMS: dict[str, PairingSystem] = {s.name: s for s in (SilliSystem(), RoundRobinSystem())}
+SYSTEMS: dict[str, PairingSystem] = {
+    s.name: s for s in (SilliSystem(), RoundRobinSystem(), SwissSystem())
+}
 """Every pairing system by name; the names are the values of ``Stage.Format``."""
 
 

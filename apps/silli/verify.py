@@ -103,7 +103,10 @@ def _check_constraints(
     by_code = {e.code: e for e in entrants}
     problems = report.problems
     system = pairing_system(settings.format)
-    expected_sizes = group_sizes(len(entrants), settings.min_group_size)
+    if system.one_group:
+        expected_sizes = [len(entrants)] if entrants else []
+    else:
+        expected_sizes = group_sizes(len(entrants), settings.min_group_size)
     sizes = [len(g.get("seats", [])) for g in groups]
     if sizes != expected_sizes:
         problems.append(f"group sizes {sizes[:5]}… are not the expected {expected_sizes[:5]}…")

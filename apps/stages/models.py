@@ -57,6 +57,12 @@ GROUP_TOO_LARGE = _with_limit(
 )
 
 
+SWISS_ROUNDS_TOO_FEW = _("A Swiss stage needs at least one round.")
+SWISS_ROUNDS_TOO_MANY = _with_limit(
+    _("More than %(limit)s rounds is beyond what a correspondence stage can play."), GAMES_MAX
+)
+
+
 def games_validators() -> list:
     return [
         MinValueValidator(GAMES_MIN, message=GAMES_TOO_FEW),
@@ -186,6 +192,12 @@ class Stage(models.Model):
     class Format(TextChoices):
         SILLI = "silli", _("Silli closed circle")
         ROUND_ROBIN = "round_robin", _("Round robin")
+        SWISS = "swiss", _("Swiss (FIDE Dutch system)")
+
+    class Acceleration(TextChoices):
+        NONE = "none", _("none")
+        BAKU = "baku", _("Baku (FIDE)")
+        GENERAL = "general", _("general (half the players)")
 
     class QualifyRule(TextChoices):
         THRESHOLD = "threshold", _("points threshold")
@@ -226,6 +238,22 @@ class Stage(models.Model):
         help_text=_("empty: the tournament's"),
     )
     double_round_robin = models.BooleanField(default=False)
+    # A Swiss stage's rounds (checked against its entrants at the draw) and acceleration.
+    swiss_rounds = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[
+            MinValueValidator(1, message=SWISS_ROUNDS_TOO_FEW),
+            MaxValueValidator(GAMES_MAX, message=SWISS_ROUNDS_TOO_MANY),
+        ],
+        verbose_name=_("rounds"),
+    )
+    swiss_acceleration = models.CharField(
+        max_length=8,
+        choices=Acceleration.choices,
+        default=Acceleration.NONE,
+        verbose_name=_("acceleration"),
+    )
     min_group_size = models.PositiveIntegerField(
         default=100,
         validators=[
@@ -315,8 +343,16 @@ class Stage(models.Model):
         """
         errors: dict[str, str] = {}
         silli = self.format == self.Format.SILLI
+        swiss = self.format == self.Format.SWISS
         own = self.games_per_player_override
-        if own is not None and not silli:
+        if own is not None and swiss:
+            errors["games_per_player_override"] = str(
+                _(
+                    "A Swiss stage plays one game a round: its games follow from the rounds; "
+                    "leave the games per player empty."
+                )
+            )
+        elif own is not None and not silli:
             errors["games_per_player_override"] = str(
                 _(
                     "A round robin's games follow from its group size (everyone plays everyone "
@@ -344,9 +380,30 @@ class Stage(models.Model):
                     )
                     % {"count": len(self.formula), "games": games, "need": games // 2}
                 )
+        errors.update(self._swiss_errors())
         errors.update(self._qualification_errors())
         errors.update(_date_order_errors(self.play_starts_on, self.play_ends_on, "play_ends_on"))
         return errors
+
+    def _swiss_errors(self) -> dict[str, str]:
+        if self.format == self.Format.SWISS:
+            if not self.swiss_rounds:
+                return {"swiss_rounds": str(_("Give the number of rounds of the Swiss stage."))}
+            return {}
+        errors: dict[str, str] = {}
+        if self.swiss_rounds:
+            errors["swiss_rounds"] = str(
+                _("Only a Swiss stage is played in rounds; leave the rounds empty.")
+            )
+        if self.swiss_acceleration and self.swiss_acceleration != self.Acceleration.NONE:
+            errors["swiss_acceleration"] = str(
+                _("Only a Swiss stage can be accelerated; choose none.")
+            )
+        return errors
+
+    @property
+    def is_swiss(self) -> bool:
+        return self.format == self.Format.SWISS
 
     def _qualification_errors(self) -> dict[str, str]:
         rule, value = self.qualify_rule, self.qualify_value

@@ -26,6 +26,8 @@ from .models import (
     GROUP_TOO_LARGE,
     GROUP_TOO_SMALL,
     NATION_GAMES_TOO_MANY,
+    SWISS_ROUNDS_TOO_FEW,
+    SWISS_ROUNDS_TOO_MANY,
     Stage,
     Tournament,
 )
@@ -147,6 +149,8 @@ class StageSerializer(serializers.ModelSerializer):
             "balance_ratings",
             "allowed_nation_games",
             "formula",
+            "swiss_rounds",
+            "swiss_acceleration",
             "qualify_rule",
             "qualify_value",
             "qualify_relative",
@@ -328,7 +332,8 @@ class StageWriteSerializer(serializers.ModelSerializer):
     format = serializers.ChoiceField(
         choices=Stage.Format.choices,
         required=False,
-        help_text="silli (closed circle, default) or round_robin. Pairing setting.",
+        help_text="silli (closed circle, default), round_robin or swiss (one group paired "
+        "round by round; give swiss_rounds). Pairing setting.",
     )
     games_per_player = serializers.IntegerField(
         source="games_per_player_override",
@@ -373,6 +378,21 @@ class StageWriteSerializer(serializers.ModelSerializer):
         error_messages={"max_value": NATION_GAMES_TOO_MANY},
         help_text="Same-nation games a player may have when a nation cannot be kept apart "
         "(default 0). Pairing setting.",
+    )
+    swiss_rounds = serializers.IntegerField(
+        min_value=1,
+        max_value=GAMES_MAX,
+        allow_null=True,
+        required=False,
+        error_messages={"min_value": SWISS_ROUNDS_TOO_FEW, "max_value": SWISS_ROUNDS_TOO_MANY},
+        help_text=f"A Swiss stage's number of rounds (1–{GAMES_MAX}, and fewer than its "
+        "entrants, checked at the draw); null for other formats. Pairing setting.",
+    )
+    swiss_acceleration = serializers.ChoiceField(
+        choices=Stage.Acceleration.choices,
+        required=False,
+        help_text="A Swiss stage's accelerated pairings: none (default), baku (FIDE's Baku "
+        "method) or general (the top half). Pairing setting.",
     )
     formula = serializers.ListField(
         child=serializers.IntegerField(),

@@ -74,6 +74,8 @@ PAIRING_FIELDS = (
     "balance_ratings",
     "allowed_nation_games",
     "formula",
+    "swiss_rounds",
+    "swiss_acceleration",
 )
 QUALIFICATION_FIELDS = ("qualify_rule", "qualify_value", "qualify_relative")
 PLAY_FIELDS = ("play_starts_on", "play_ends_on", "report_accept_days")

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from apps.core.csvfiles import safe_writer
 from apps.core.results import Result
-from apps.groups.models import Game, Group, Seat
+from apps.groups.models import Game, Group, Seat, SwissBye
 
 from .models import FIGURES, GroupStanding
 from .services import chain
@@ -38,6 +38,16 @@ class Cell:
     latest: bool
     number: int = 0  # the game's number in the group
     finished_on: date | None = None
+    round: int | None = None  # a Swiss or round-robin game's round
+    bye: bool = False
+
+
+@dataclass(frozen=True)
+class ByeCell:
+    """A Swiss round in which this row had the pairing-allocated bye (a win's points)."""
+
+    round: int
+    bye: bool = True
 
 
 @dataclass
@@ -55,10 +65,16 @@ class Row:
     finished: int = 0
     scheduled: int = 0
     withdrawn: bool = False
+    byes: set[int] = field(default_factory=set)  # Swiss rounds with the bye
 
     @property
     def remaining(self) -> int:
         return self.scheduled - self.finished
+
+    def by_round(self, rounds: int) -> list[Cell | ByeCell | None]:
+        """A Swiss row round by round: the game, the bye, or None (not paired)."""
+        games = {c.round: c for c in self.cells.values() if c.round is not None}
+        return [ByeCell(r) if r in self.byes else games.get(r) for r in range(1, rounds + 1)]
 
 
 @dataclass
@@ -67,6 +83,13 @@ class Crosstable:
     rows: list[Row]  # in seat order
     keys: list[str]  # tie-break figures of the chain after points
     counts: dict[str, int]
+
+    @property
+    def rounds_paired(self) -> int:
+        """The last round with a game or a bye (a Swiss group's current round)."""
+        games = (c.round or 0 for r in self.rows for c in r.cells.values())
+        byes = (b for r in self.rows for b in r.byes)
+        return max(max(games, default=0), max(byes, default=0))
 
     def by_place(self) -> list[Row]:
         return sorted(self.rows, key=lambda r: (r.place == "", _place_number(r.place), r.seat))
@@ -102,6 +125,7 @@ def build(group: Group) -> Crosstable:
         "adjudicated",
         "updated_at",
         "finished_on",
+        "round",
     ):
         counts["games"] += 1
         result = Result(game.result)
@@ -131,7 +155,16 @@ def build(group: Group) -> Crosstable:
                 latest,
                 game.number,
                 game.finished_on,
+                game.round,
             )
+    if group.stage.is_swiss:
+        for number, entrant in SwissBye.objects.filter(group=group).values_list(
+            "round", "entrant_id"
+        ):
+            row = rows[entrant]
+            row.byes.add(number)
+            row.scheduled += 1
+            row.finished += 1
     for standing in GroupStanding.objects.filter(group=group):
         row = rows[standing.entrant_id]
         row.place, row.points, row.figures = standing.place, standing.points, standing.figures

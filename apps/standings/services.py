@@ -63,7 +63,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
-from apps.groups.models import Game, Group, Seat
+from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.silli.systems import pairing_system
 from apps.stages.models import Stage
 
@@ -383,6 +383,14 @@ def compute_group(group: Group) -> GroupTable:
     finished: dict[int, int] = defaultdict(int)
     scheduled: dict[int, int] = defaultdict(int)
     white_side, black_side = tb.Colour.WHITE, tb.Colour.BLACK
+    if stage.is_swiss:
+        # A Swiss round's pairing-allocated bye scores a win's points without a game
+        # (FIDE C.04.1 f); the tie-breaks count it as unplayed (no opponent).
+        for entrant in _byes(group):
+            if entrant in records:
+                records[entrant].append(tb.Game(None, tb.Outcome.WIN, played=False))
+                finished[entrant] += 1
+                scheduled[entrant] += 1
     for white, black, result in _games(group):
         scheduled[white] += 1
         scheduled[black] += 1
@@ -438,6 +446,13 @@ def _games(group: Group) -> list[tuple[int, int, str]]:
             [group.pk],
         )
         return cursor.fetchall()
+
+
+def _byes(group: Group) -> list[int]:
+    """The entrants with a Swiss bye in the group, by round."""
+    return list(
+        SwissBye.objects.filter(group=group).order_by("round").values_list("entrant_id", flat=True)
+    )
 
 
 def _decimal(value) -> str:

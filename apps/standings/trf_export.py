@@ -26,7 +26,7 @@ and colour and a blank result, which readers leave out.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import islice, permutations
@@ -37,6 +37,7 @@ from apps.core.results import Result
 ROUND_START = 91  # 0-based index of round 1's cell (TRF column 92)
 ROUND_WIDTH = 10
 NOT_PAIRED = "0000 - Z"
+PAIRING_ALLOCATED_BYE = "0000 - U"
 MAX_ORDERS = 120  # orders of the distances tried by :func:`colour_games` (5! for k = 5)
 
 
@@ -117,11 +118,25 @@ def assign_rounds(games: Iterable[TrfGame]) -> list[TrfGame]:
 
 
 def write_trf(
-    title: str, entries: Sequence[TrfEntry], games: Sequence[TrfGame], games_per_player: int
+    title: str,
+    entries: Sequence[TrfEntry],
+    games: Sequence[TrfGame],
+    games_per_player: int,
+    *,
+    byes: Mapping[int, int] | None = None,
+    total_rounds: int | None = None,
+    extra: Sequence[str] = (),
 ) -> str:
-    """The TRF text of ``entries`` and their ``games`` (each with its round)."""
-    rounds = _rounds(games)
+    """The TRF text of ``entries`` and their ``games`` (each with its round).
+
+    A Swiss group also gives its pairing-allocated ``byes`` (seat → round, written
+    ``0000 - U``), its ``total_rounds`` (``XXR``, though fewer may be paired yet) and
+    ``extra`` lines after ``XXR`` (``XXC``, ``XXA``)."""
+    byes = byes or {}
+    rounds = max(_rounds(games), max(byes.values(), default=0))
     cells: dict[int, dict[int, str]] = defaultdict(dict)
+    for seat, number in byes.items():
+        cells[seat][number] = PAIRING_ALLOCATED_BYE
     for game in games:
         if game.round is None:
             raise ValueError(f"game {game.white}-{game.black} has no round: see colour_games")
@@ -130,7 +145,9 @@ def write_trf(
         cells[game.black][game.round] = f"{game.white:4d} b {black_code}"
     everyone_every_round = all(len(cells[e.seat]) == rounds for e in entries)
     declared = games_per_player if everyone_every_round and rounds == games_per_player else rounds
-    lines = [f"012 {title}", f"XXR {declared}"]
+    if total_rounds is not None:
+        declared = total_rounds
+    lines = [f"012 {title}", f"XXR {declared}", *extra]
     for entry in sorted(entries, key=lambda e: e.seat):
         head = (
             f"001 {entry.seat:4d}     {safe_cell(entry.name)[:33]:<33} "
@@ -177,7 +194,37 @@ def group_trf(group) -> str:
         .order_by("number")
         .values_list("white_id", "black_id", "result", "round")
     ]
+    title = f"{stage.tournament.name} — {stage.get_kind_display()} — group {group.number}"
+    if stage.is_swiss:
+        return write_trf(
+            title, entries, games, stage_games_per_player(stage, group), **_swiss(group, seat_of)
+        )
     if not games or any(g.round is None for g in games):
         games = colour_games(games, group.size)
-    title = f"{stage.tournament.name} — {stage.get_kind_display()} — group {group.number}"
     return write_trf(title, entries, games, stage_games_per_player(stage, group))
+
+
+def _swiss(group, seat_of: Mapping[int, int]) -> dict:
+    """A Swiss group's byes, its rounds, its initial colour (``XXC``) and, when accelerated,
+    each seat's virtual points a round (``XXA``; pairing only, never in the points)."""
+    from apps.groups.models import SwissBye
+    from apps.silli.swiss.acceleration import Acceleration, virtual_points
+    from apps.silli.swiss_system import colour_of_rule
+
+    stage = group.stage
+    total = stage.swiss_rounds or 0
+    byes = {
+        seat_of[entrant]: number
+        for number, entrant in SwissBye.objects.filter(group=group).values_list(
+            "round", "entrant_id"
+        )
+    }
+    extra = [f"XXC {colour_of_rule(group.rule).name.lower()}1"]
+    method = Acceleration(stage.swiss_acceleration)
+    if method is not Acceleration.NONE and total:
+        table = virtual_points(sorted(seat_of.values()), total, method)
+        for seat in sorted(table):
+            if table[seat]:
+                values = " ".join(f"{table[seat].get(r, 0) / 2:4.1f}" for r in range(1, total + 1))
+                extra.append(f"XXA {seat:4d} {values}")
+    return {"byes": byes, "total_rounds": total, "extra": extra}

@@ -10,7 +10,7 @@ ranking (a page at a time; the file streamed), and say when it is being rebuilt.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -29,7 +29,15 @@ from apps.groups.models import Group, Seat
 from apps.stages.models import Stage
 from apps.stages.pages import visible_stage
 
-from .crosstable import Cell, Crosstable, Row, build, crosstable_csv, standings_csv
+from .crosstable import (
+    ByeCell,
+    Cell,
+    Crosstable,
+    Row,
+    build,
+    crosstable_csv,
+    standings_csv,
+)
 from .display import (
     colour_columns,
     compact_cells,
@@ -57,18 +65,26 @@ class Line:
     """A crosstable row with what its page shows."""
 
     row: Row
-    cells: list[Cell | None]  # in column order; None on the diagonal or where no game is
+    # in column order; None on the diagonal or where no game is; a Swiss round's bye
+    cells: Sequence[Cell | ByeCell | None]
     points: str
     figures: list[str]
     own: bool = False
 
 
-def lines(table: Crosstable, rows: list[Row], matrix: bool, own: set[int]) -> list[Line]:
+def lines(
+    table: Crosstable, rows: list[Row], matrix: bool, own: set[int], rounds: int = 0
+) -> list[Line]:
+    """The rows as shown: the seat-by-seat ``matrix``, a Swiss stage's ``rounds`` (one column
+    a round), else each row's White then Black games."""
     size = len(table.rows)
     whites, blacks = colour_columns(table.rows)
     result = []
     for row in rows:
-        if matrix:
+        cells: Sequence[Cell | ByeCell | None]
+        if rounds:
+            cells = row.by_round(rounds)
+        elif matrix:
             cells = [row.cells.get(seat) for seat in range(1, size + 1)]
         else:
             cells = compact_cells(row, table.group.size, whites, blacks)
@@ -170,7 +186,8 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         return _force_recompute(request, group.stage, group)
     table = build(group)
     size = len(table.rows)
-    matrix = size <= MATRIX_MAX and all(len(r.cells) == size - 1 for r in table.rows)
+    rounds = table.rounds_paired if group.stage.is_swiss else 0
+    matrix = not rounds and size <= MATRIX_MAX and all(len(r.cells) == size - 1 for r in table.rows)
     own: set[int] = set()
     if request.user.is_authenticated:
         own = set(
@@ -183,9 +200,10 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         group,
         table,
         matrix=matrix,
+        rounds=range(1, rounds + 1),
         columns=range(1, size + 1),
         colour_columns=colour_columns(table.rows),
-        lines=lines(table, table.rows, matrix, own),
+        lines=lines(table, table.rows, matrix, own, rounds),
         # Each game's page (the results app's "game" route) is its group's address + games/N/.
         games_url=group.get_absolute_url() + "games/",
     )

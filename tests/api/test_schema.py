@@ -20,6 +20,7 @@ ENDPOINTS = {
     "/api/stages/{id}/draw/": {"post"},
     "/api/stages/{id}/draw/cancel/": {"post"},
     "/api/stages/{id}/publish/": {"post"},
+    "/api/stages/{id}/next-round/": {"get", "post"},
     "/api/stages/{id}/publication/": {"get"},
     "/api/draw-jobs/{id}/": {"get"},
     "/api/import-jobs/{id}/": {"get"},

@@ -313,7 +313,18 @@ def test_nothing_sent_is_no_change(api_org, preliminary):
         ({"qualify_rule": "threshold"}, "qualify_value", "value"),
         ({"play_starts_on": "2027-05-01", "play_ends_on": "2027-01-01"}, "play_ends_on", ""),
         ({"kind": "quarterfinal"}, "kind", ""),
-        ({"format": "swiss"}, "format", ""),
+        ({"format": "knockout"}, "format", ""),
+        ({"format": "swiss"}, "swiss_rounds", "number of rounds"),
+        ({"format": "swiss", "swiss_rounds": 0}, "swiss_rounds", "at least one round"),
+        ({"format": "swiss", "swiss_rounds": 61}, "swiss_rounds", "beyond what"),
+        ({"format": "swiss", "swiss_rounds": 5, "games_per_player": 8}, "games_per_player", ""),
+        (
+            {"format": "swiss", "swiss_rounds": 5, "swiss_acceleration": "x"},
+            "swiss_acceleration",
+            "",
+        ),
+        ({"swiss_rounds": 5}, "swiss_rounds", "Only a Swiss stage"),
+        ({"swiss_acceleration": "baku"}, "swiss_acceleration", "Only a Swiss stage"),
     ],
 )
 def test_bad_stage_values_are_refused_naming_the_field(api_org, preliminary, data, field, words):

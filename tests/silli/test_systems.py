@@ -19,10 +19,12 @@ from apps.silli.draw import (
     groups_digest,
 )
 from apps.silli.roundrobin import round_robin_games
+from apps.silli.swiss_system import SwissSystem, colour_of_rule, initial_order
 from apps.silli.synth import make_entrants
 from apps.silli.systems import (
     ROUND_ROBIN,
     SILLI,
+    SWISS,
     SYSTEMS,
     ExpectedGames,
     PairingSystem,
@@ -41,10 +43,11 @@ FORMULA = (1, 4, 10, 17, 32)  # valid on 104 seats, 10 games
 
 
 def test_the_registry_holds_each_system_under_its_name():
-    assert list(SYSTEMS) == [SILLI, ROUND_ROBIN]
+    assert list(SYSTEMS) == [SILLI, ROUND_ROBIN, SWISS]
     assert all(system.name == name for name, system in SYSTEMS.items())
     assert isinstance(SYSTEMS[SILLI], SilliSystem)
     assert isinstance(SYSTEMS[ROUND_ROBIN], RoundRobinSystem)
+    assert isinstance(SYSTEMS[SWISS], SwissSystem)
 
 
 def test_every_stage_format_is_a_system_and_every_system_a_stage_format():
@@ -56,20 +59,27 @@ def test_pairing_system_finds_a_registered_system(name):
     assert pairing_system(name) is SYSTEMS[name]
 
 
-@pytest.mark.parametrize("name", ["swiss", "", "Silli"])
+@pytest.mark.parametrize("name", ["dutch", "", "Silli"])
 def test_an_unknown_system_is_a_value_error_naming_the_known_ones(name):
-    with pytest.raises(ValueError, match=r"unknown pairing system .*silli, round_robin"):
+    with pytest.raises(ValueError, match=r"unknown pairing system .*silli, round_robin, swiss"):
         pairing_system(name)
 
 
 def test_draw_settings_refuse_a_format_that_is_no_system():
-    with pytest.raises(DrawError, match="unknown format 'swiss'; use one of silli, round_robin"):
-        DrawSettings(format="swiss")
+    with pytest.raises(
+        DrawError, match="unknown format 'dutch'; use one of silli, round_robin, swiss"
+    ):
+        DrawSettings(format="dutch")
 
 
 def test_only_the_silli_system_is_a_closed_circle():
     assert SYSTEMS[SILLI].closed_circle is True
     assert SYSTEMS[ROUND_ROBIN].closed_circle is False
+    assert SYSTEMS[SWISS].closed_circle is False
+
+
+def test_only_the_swiss_system_makes_one_group_of_the_stage():
+    assert [name for name, system in SYSTEMS.items() if system.one_group] == [SWISS]
 
 
 # --- games per player -------------------------------------------------------------------------
@@ -186,6 +196,7 @@ class Everyone:
 
     name: str = "toy"
     closed_circle: bool = False
+    one_group: bool = False
 
     def draw_group(self, number, members, settings, seed, rematches):
         seats = tuple(Seat(i + 1, e.code, e.nation) for i, e in enumerate(members))
@@ -221,3 +232,66 @@ def test_a_registered_system_is_verified_through_its_hook(monkeypatch):
     tampered["digest"] = groups_digest(tampered["groups"])
     report = verify_draw(tampered, entrants)
     assert "group 1: the games are not those of its seats and formula" in report.problems
+
+
+# --- the Swiss system -------------------------------------------------------------------------
+
+
+def swiss(rounds=5, acceleration="none", **extra):
+    return DrawSettings(format=SWISS, swiss_rounds=rounds, swiss_acceleration=acceleration, **extra)
+
+
+def test_a_swiss_group_plays_one_game_a_round():
+    assert SwissSystem().games_per_player(40, swiss(rounds=7)) == 7
+    assert SwissSystem().games_per_player(40, SimpleNamespace(swiss_rounds=9)) == 9
+
+
+@pytest.mark.parametrize("count", [20, 21, 130])
+def test_a_swiss_stage_is_one_group_paired_for_round_one(count):
+    entrants = make_entrants(count, "swiss", multi_entry_share=0)
+    draw = draw_stage(entrants, swiss(min_group_size=10), "seed")
+    assert len(draw.groups) == 1
+    group = draw.groups[0]
+    by_code = {e.code: e for e in entrants}
+    assert [s.entrant for s in group.seats] == [e.code for e in initial_order(entrants)]
+    assert {g.round for g in group.games} == {1} and len(group.games) == count // 2
+    played = Counter(c for g in group.games for c in (g.white, g.black))
+    assert max(played.values()) == 1 and len(played) == count - count % 2
+    # FIDE's round 1: the top half meets the bottom half, seat i against seat i + n/2
+    half = count // 2
+    seat = {s.entrant: s.seat for s in group.seats}
+    assert {frozenset((seat[g.white], seat[g.black])) for g in group.games} == {
+        frozenset((i, i + half)) for i in range(1, half + 1)
+    }
+    # the initial colour is recorded, and the top seat has it
+    top = next(g for g in group.games if seat[g.white] == 1 or seat[g.black] == 1)
+    assert (seat[top.white] == 1) == (colour_of_rule(group.rule).value == "w")
+    assert by_code  # every code known
+    report = verify_draw(json.loads(draw.to_json()), entrants)
+    assert report.ok, report.problems
+
+
+def test_the_swiss_hook_finds_round_one_of_an_accelerated_stage():
+    entrants = make_entrants(24, "accel", multi_entry_share=0)
+    draw = draw_stage(entrants, swiss(acceleration="baku"), "seed")
+    plain = draw_stage(entrants, swiss(), "seed")
+    assert draw.groups[0].games != plain.groups[0].games
+    assert verify_draw(json.loads(draw.to_json()), entrants).ok
+    tampered = json.loads(draw.to_json())
+    tampered["groups"][0]["games"].reverse()
+    tampered["digest"] = groups_digest(tampered["groups"])
+    assert not verify_draw(tampered, entrants).ok
+
+
+def test_a_swiss_of_as_many_rounds_as_players_cannot_be_drawn():
+    entrants = make_entrants(6, "few", multi_entry_share=0)
+    with pytest.raises(DrawError, match="needs 1 to 5 rounds for 6 players"):
+        draw_stage(entrants, swiss(rounds=6), "seed")
+
+
+def test_other_formats_draw_json_has_no_swiss_settings():
+    assert "swiss_rounds" not in DrawSettings().as_dict()
+    assert swiss(rounds=3).as_dict()["swiss_rounds"] == 3
+    assert DrawSettings.from_dict(swiss(rounds=3, acceleration="general").as_dict()) == swiss(
+        rounds=3, acceleration="general"
+    )
