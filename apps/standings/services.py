@@ -347,8 +347,11 @@ def stage_games_per_player(stage: Stage, group: Group) -> int:
 def drawn_games(stage: Stage, sizes: Iterable[int]) -> int:
     """How many games groups of these sizes hold in ``stage``: n·T/2 a group of n seats, as
     the draw writes them (a closed circle gives each seat T games; a round robin every pair
-    once or twice) — counted without reading the games (500,000 rows at 100,000 entrants)."""
+    once or twice) — counted without reading the games (500,000 rows at 100,000 entrants).
+    A Swiss stage's one group gets its games round by round: they are counted."""
     system = pairing_system(stage.format)
+    if system.one_group:  # a Swiss: its rounds are paired one at a time, so count them
+        return Game.objects.filter(group__stage=stage).count()
     return sum(size * system.games_per_player(size, stage) for size in sizes) // 2
 
 
