@@ -8,6 +8,8 @@ from .api import (
     CloseRegistrationView,
     DrawJobProgressView,
     DrawView,
+    LabRunsView,
+    LabRunView,
     PublicationProgressView,
     PublishView,
     ReopenRegistrationView,
@@ -40,4 +42,6 @@ urlpatterns = [
         name="api-stage-publication",
     ),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
+    path("stages/<int:pk>/lab-runs/", LabRunsView.as_view(), name="api-stage-lab-runs"),
+    path("lab-runs/<int:pk>/", LabRunView.as_view(), name="api-lab-run"),
 ]

@@ -22,6 +22,8 @@ ENDPOINTS = {
     "/api/stages/{id}/publish/": {"post"},
     "/api/stages/{id}/publication/": {"get"},
     "/api/draw-jobs/{id}/": {"get"},
+    "/api/stages/{id}/lab-runs/": {"post"},
+    "/api/lab-runs/{id}/": {"get"},
     "/api/import-jobs/{id}/": {"get"},
     "/api/groups/": {"get"},
     "/api/groups/{id}/": {"get"},
