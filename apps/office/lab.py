@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.services import engine_entrants
+from apps.silli.draw import DrawSettings, divide_stage
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.formula import NoFormulaError, choose_formula, counting_lower_bound
 from apps.silli.lab import (
@@ -42,7 +43,7 @@ from apps.silli.lab import (
 )
 from apps.silli.lab.engine import finish, simulate
 from apps.silli.lab.fields import Field
-from apps.silli.lab.formats import Format
+from apps.silli.lab.formats import Format, tournament_seed
 from apps.silli.lab.measures import Tally
 from apps.silli.swiss.acceleration import Acceleration
 from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
@@ -316,6 +317,7 @@ def start_lab_run(
     snapshot = [
         [e.code, e.nation, e.rating if e.rating is not None else lowest, e.person] for e in entrants
     ]
+    _check_division(clean, snapshot, seed)
     with transaction.atomic():
         stale = timezone.now() - timedelta(seconds=STALE_SECONDS)
         running = stage.lab_runs.filter(status__in=UNFINISHED, updated_at__gt=stale).first()
@@ -340,6 +342,36 @@ def start_lab_run(
         )
         transaction.on_commit(lambda: tasks.run_lab.delay(run.pk))
     return run
+
+
+def _check_division(candidates: list[dict[str, Any]], snapshot: list, seed: str) -> None:
+    """Divide the entrants as each group candidate's first tournament will (engine step 1,
+    fast): a division the engine cannot make (a person's entries, a nation too large for the
+    groups) is refused now, naming the candidate, rather than failing the run."""
+    problems = _Problems()
+    fld = entrants_field([EngineEntrant(c, "", n, r, p, "") for c, n, r, p in snapshot])
+    entrants = [p.entrant for p in fld.players]
+    for i, candidate in enumerate(candidates):
+        if candidate["format"] == "swiss":
+            continue
+        settings = DrawSettings(
+            games_per_player=candidate.get("games_per_player") or 10,
+            format=candidate["format"],
+            min_group_size=candidate["group_size"],
+            separate_nations=fld.nations > 1,
+            avoid_rematches=False,
+            double_round_robin=bool(candidate.get("double_round_robin")),
+            balance_ratings=bool(candidate.get("balance_ratings")),
+        )
+        try:
+            divide_stage(entrants, settings, tournament_seed(seed, 0))
+        except ValueError as error:
+            problems.add(
+                f"candidates.{i}.group_size",
+                _("Candidate %(n)s cannot divide these entrants: %(error)s")
+                % {"n": i + 1, "error": error},
+            )
+    problems.raise_if_any()
 
 
 # ---------------------------------------------------------------------------

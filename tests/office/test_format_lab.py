@@ -258,3 +258,15 @@ def test_the_page_lists_what_is_wrong_and_starts_nothing(client, organizer, lab_
     assert "Give from 2 to 4 candidate formats" in html
     assert "number of tournaments must be a whole number from 10 to 2000" in html
     assert not LabRun.objects.exists()
+
+
+def test_a_division_the_engine_cannot_make_is_refused_before_the_run(
+    api_org, preliminary, organizer, django_capture_on_commit_callbacks
+):
+    # This synthetic field has a person with three entries: two groups cannot keep them apart.
+    import_entrants(organizer, preliminary, entrants_csv(make_entrants(40, "lab-e2e")))
+    answer = start(api_org, preliminary, django_capture_on_commit_callbacks)
+    assert answer.status_code == 400
+    assert answer.json()["details"][0]["field"] == "candidates.0.group_size"
+    assert "entries of one person never share a group" in answer.json()["message"]
+    assert not LabRun.objects.exists()
