@@ -35,9 +35,10 @@ lint: install
 	$(BIN)/mypy
 
 # The browser packages of package.json (pinned in package-lock.json), copied into static/vendor/:
-# only the ES modules, the stylesheet and the piece sprite the board viewer loads, with their
-# licences. The copies are kept in the repository, so run and test never need npm. Source-map
-# comments are dropped (the maps are not copied; collectstatic would look for them).
+# only the ES modules, the stylesheet and the piece sprite the board viewer loads, and Chart.js's
+# browser build (the format lab's charts), with their licences. The copies are kept in the
+# repository, so run and test never need npm. Source-map comments are dropped (the maps are not
+# copied; collectstatic would look for them).
 CM_CHESSBOARD_FILES = LICENSE assets/chessboard.css assets/pieces/standard.svg src/Chessboard.js \
 	src/lib/Svg.js src/lib/Utils.js src/model/ChessboardState.js src/model/Extension.js \
 	src/model/Position.js src/view/ChessboardView.js src/view/PositionAnimationsQueue.js \
@@ -52,8 +53,10 @@ vendor:
 	done
 	install -D -m 644 node_modules/chess.js/LICENSE static/vendor/chess.js/LICENSE
 	install -D -m 644 node_modules/chess.js/dist/esm/chess.js static/vendor/chess.js/chess.js
+	install -D -m 644 node_modules/chart.js/LICENSE.md static/vendor/chart.js/LICENSE.md
+	install -D -m 644 node_modules/chart.js/dist/chart.umd.min.js static/vendor/chart.js/chart.umd.min.js
 	sed -i '/sourceMappingURL=/d' static/vendor/chess.js/chess.js \
-		static/vendor/cm-chessboard/assets/chessboard.css
+		static/vendor/cm-chessboard/assets/chessboard.css static/vendor/chart.js/chart.umd.min.js
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -51,6 +51,9 @@ from apps.stages.services import (
 )
 
 from .draw import job_progress
+from .lab import progress as lab_progress
+from .lab import start_lab_run
+from .models import LabRun
 from .publication import not_published, publication_progress
 from .services import cancel_draw, generate_seed, publish_draw, start_draw
 from .swiss import start_next_round, swiss_state
@@ -454,3 +457,122 @@ class DrawJobProgressView(APIView):
             raise NotFound(_("There is no draw job %(id)s.") % {"id": pk})
         require_organizer(request.user, job.stage.tournament)
         return Response(job_progress(job))
+
+
+# ---------------------------------------------------------------------------
+# The format lab
+# ---------------------------------------------------------------------------
+
+
+class LabCandidateSerializer(serializers.Serializer):
+    """One candidate format (documentation: the action checks the values)."""
+
+    format = serializers.ChoiceField(["silli", "round_robin", "swiss"])
+    group_size = serializers.IntegerField(
+        required=False, help_text="silli and round_robin: the smallest group (2–1000)."
+    )
+    games_per_player = serializers.IntegerField(
+        required=False, help_text="silli: games per player (even, 2–60)."
+    )
+    balance_ratings = serializers.BooleanField(required=False, help_text="silli division.")
+    double_round_robin = serializers.BooleanField(required=False)
+    rounds = serializers.IntegerField(required=False, help_text="swiss: rounds (1–30).")
+    acceleration = serializers.ChoiceField(["none", "baku"], required=False)
+    qualify_rule = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Who goes on, if any: top_per_group or top_overall (empty: nobody).",
+    )
+    qualify_value = serializers.DecimalField(
+        max_digits=7, decimal_places=3, required=False, help_text="places, or a percentage."
+    )
+    qualify_relative = serializers.BooleanField(
+        required=False, help_text="qualify_value is a percentage."
+    )
+
+
+class LabRunRequestSerializer(serializers.Serializer):
+    candidates = LabCandidateSerializer(many=True, help_text="2 to 4 candidate formats.")
+    tournaments = serializers.IntegerField(
+        required=False, help_text="Simulated tournaments per candidate (10–2000, default 200)."
+    )
+    seed = serializers.CharField(
+        required=False, allow_blank=True, help_text="Empty or left out: one is generated."
+    )
+
+
+LabRunSerializer = inline_serializer(
+    "LabRun",
+    {
+        "id": serializers.IntegerField(),
+        "stage": serializers.IntegerField(),
+        "seed": serializers.CharField(),
+        "tournaments": serializers.IntegerField(),
+        "status": serializers.ChoiceField(LabRun.Status.choices),
+        "status_display": serializers.CharField(),
+        "done": serializers.IntegerField(help_text="Tournaments simulated, all candidates."),
+        "total": serializers.IntegerField(),
+        "percent": serializers.IntegerField(),
+        "error": serializers.CharField(),
+        "finished": serializers.BooleanField(),
+        "unrated": serializers.IntegerField(
+            help_text="Entrants without a rating, played at the field's lowest rating."
+        ),
+        "candidates": serializers.ListField(
+            child=serializers.DictField(), help_text="Each candidate's settings and label."
+        ),
+        "results": serializers.ListField(
+            child=serializers.DictField(),
+            allow_null=True,
+            help_text="Each candidate's report once the run succeeded (else null): "
+            "share_rating_diff_over, mean_opponent_diff, max_opponent_diff, sum_pos_jump, "
+            "max_pos_jump, expectation, top_rated, score_by_rank, games_per_tournament, "
+            "calendar …",
+        ),
+        "page_url": serializers.CharField(),
+    },
+)
+
+
+def _lab_answer(run: LabRun) -> dict:
+    stage = run.stage
+    return {
+        **lab_progress(run),
+        "page_url": reverse("stage-lab-run", args=[stage.tournament.slug, stage.order, run.pk]),
+    }
+
+
+class LabRunsView(APIView):
+    """Start a format lab run (organizers, registration open): 2–4 candidate formats, each
+    simulated ``tournaments`` times on the stage's entrants with one seed. Follow it at
+    ``progress_url``. Bad settings answer 400 listing every problem, and nothing is made."""
+
+    @extend_schema(
+        summary="Start a format lab run",
+        request=LabRunRequestSerializer,
+        responses={202: LabRunSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        data = request.data if isinstance(request.data, dict) else {}
+        run = start_lab_run(
+            request.user, stage, data.get("candidates"), data.get("tournaments"), data.get("seed")
+        )
+        progress_url = reverse("api-lab-run", args=[run.pk])
+        return Response(
+            _lab_answer(run), status=status.HTTP_202_ACCEPTED, headers={"Location": progress_url}
+        )
+
+
+class LabRunView(APIView):
+    """A format lab run's progress and, once done, each candidate's measures (organizers)."""
+
+    @extend_schema(
+        summary="A format lab run", responses={200: LabRunSerializer, **error_responses(403, 404)}
+    )
+    def get(self, request, pk: int) -> Response:
+        run = LabRun.objects.select_related("stage__tournament").filter(pk=pk).first()
+        if run is None:
+            raise NotFound(_("There is no format lab run %(id)s.") % {"id": pk})
+        require_organizer(request.user, run.stage.tournament)
+        return Response(_lab_answer(run))

@@ -8,6 +8,8 @@ from .api import (
     CloseRegistrationView,
     DrawJobProgressView,
     DrawView,
+    LabRunsView,
+    LabRunView,
     NextRoundView,
     PublicationProgressView,
     PublishView,
@@ -42,4 +44,6 @@ urlpatterns = [
     ),
     path("stages/<int:pk>/next-round/", NextRoundView.as_view(), name="api-stage-next-round"),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
+    path("stages/<int:pk>/lab-runs/", LabRunsView.as_view(), name="api-stage-lab-runs"),
+    path("lab-runs/<int:pk>/", LabRunView.as_view(), name="api-lab-run"),
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import DatabaseError
 
-from . import draw, publication
+from . import draw, lab, publication
 
 
 def _draw_step_failed(task, exc, task_id, args, kwargs, einfo) -> None:
@@ -110,3 +110,28 @@ def pair_swiss_round(stage_id: int, round_number: int, user_id: int | None = Non
         swiss.record_failure(stage_id, round_number, user, exc.message)
         return 0
     return outcome.games if outcome.created else 0
+
+
+def _lab_failed(task, exc, task_id, args, kwargs, einfo) -> None:
+    """``on_failure`` of a lab run's task: the run would show "simulating" for ever."""
+    lab.fail(args[0], f"The run stopped on an error ({exc}); start it again.")
+
+
+@shared_task(
+    on_failure=_lab_failed,
+    outbox=False,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+    soft_time_limit=240,
+    time_limit=300,
+)
+def run_lab(run_id: int) -> bool:
+    """Simulate a format lab run about a minute at a time (``lab.advance``), queueing itself
+    again until the run has finished; a repeated delivery counts nothing twice."""
+    finished = lab.advance(run_id)
+    if not finished:
+        run_lab.delay(run_id)
+    return finished

@@ -25,4 +25,11 @@ urlpatterns = [
     path(STAGE + "next-round/", views.next_round, name="stage-next-round"),
     path(STAGE + "publish/progress/", views.publication_progress, name="publication-progress"),
     path(STAGE + "files/<str:name>", views.published_file, name="stage-file"),
+    path(STAGE + "lab/", views.lab, name="stage-lab"),
+    path(STAGE + "lab/<int:run_id>/", views.lab_run, name="stage-lab-run"),
+    path(
+        STAGE + "lab/<int:run_id>/apply/<int:candidate>/",
+        views.lab_apply,
+        name="stage-lab-apply",
+    ),
 ]

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.pages import show_refusal
 from apps.core.permissions import is_organizer
 from apps.entrants import services as registration
 from apps.entrants.forms import ImportUploadForm
@@ -42,6 +43,7 @@ from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
 from apps.standings.services import drawn_games
 
+from . import lab as lab_service
 from . import publication, services, swiss
 from .draw import job_progress
 from .forms import (
@@ -53,6 +55,7 @@ from .forms import (
     stage_initial,
     tournament_initial,
 )
+from .models import LabRun
 
 # ---------------------------------------------------------------------------
 # Public pages
@@ -547,3 +550,230 @@ def stage_delete(request: HttpRequest, stage: Stage) -> HttpResponse:
     else:
         messages.success(request, _("The %(kind)s is deleted.") % {"kind": name})
     return redirect(cup.get_absolute_url())
+
+
+# ---------------------------------------------------------------------------
+# The format lab
+# ---------------------------------------------------------------------------
+
+LAB_SLOTS = 4
+LAB_FIELDS = (
+    "format",
+    "group_size",
+    "games_per_player",
+    "balance_ratings",
+    "double_round_robin",
+    "rounds",
+    "acceleration",
+    "qualify_rule",
+    "qualify_value",
+    "qualify_relative",
+)
+LAB_CHECKBOXES = ("balance_ratings", "double_round_robin", "qualify_relative")
+
+
+def _stage_candidate(stage: Stage) -> dict:
+    """The stage's own settings as the lab's first candidate."""
+    top = stage.qualify_rule in ("top_per_group", "top_overall")
+    return {
+        "format": stage.format,
+        "group_size": stage.min_group_size,
+        "games_per_player": stage.games_per_player,
+        "balance_ratings": stage.balance_ratings,
+        "double_round_robin": stage.double_round_robin,
+        "rounds": 9,
+        "acceleration": "none",
+        "qualify_rule": stage.qualify_rule if top else "",
+        "qualify_value": (
+            f"{stage.qualify_value.normalize():f}" if top and stage.qualify_value else ""
+        ),
+        "qualify_relative": stage.qualify_relative if top else False,
+    }
+
+
+def _posted_candidates(post) -> list[dict]:
+    """The filled candidate slots of the lab form (a slot without a format is left out)."""
+    candidates = []
+    for slot in range(1, LAB_SLOTS + 1):
+        if not post.get(f"c{slot}-format"):
+            continue
+        candidate = {name: post.get(f"c{slot}-{name}", "") for name in LAB_FIELDS}
+        for name in LAB_CHECKBOXES:
+            candidate[name] = bool(post.get(f"c{slot}-{name}"))
+        candidates.append(candidate)
+    return candidates
+
+
+@organizer_page
+def lab(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """The format lab: compare candidate formats on the stage's entrants (organizers; runs
+    start while registration is open)."""
+    status = 200
+    problems: list[str] = []
+    if request.method == "POST":
+        candidates = _posted_candidates(request.POST)
+        tournaments = request.POST.get("tournaments", "")
+        seed = request.POST.get("seed", "")
+        try:
+            run = lab_service.start_lab_run(request.user, stage, candidates, tournaments, seed)
+        except ActionError as error:
+            status = error.http_status
+            problems = [d["message"] for d in error.details] or [error.message]
+        else:
+            return redirect("stage-lab-run", stage.tournament.slug, stage.order, run.pk)
+    else:
+        candidates = [_stage_candidate(stage), {**_stage_candidate(stage), "format": "swiss"}]
+        tournaments = str(lab_service.DEFAULT_TOURNAMENTS)
+        seed = lab_service.generate_seed()
+    blank = {name: "" for name in LAB_FIELDS}
+    slots = [
+        {"number": n + 1, "values": candidates[n] if n < len(candidates) else blank}
+        for n in range(LAB_SLOTS)
+    ]
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "open": stage.status == Stage.Status.DRAFT,
+        "slots": slots,
+        "tournaments": tournaments,
+        "seed": seed,
+        "problems": problems,
+        "runs": stage.lab_runs.all()[:20],
+        "entrant_count": stage.entries.count(),
+        "limits": {
+            "min": lab_service.MIN_TOURNAMENTS,
+            "max": lab_service.MAX_TOURNAMENTS,
+        },
+    }
+    return render(request, "office/lab.html", context, status=status)
+
+
+def _lab_table(run: LabRun) -> list[dict]:
+    """The comparison table: one row a measure, one cell a candidate."""
+    results = run.results or []
+
+    def row(label: str, values: list) -> dict:
+        return {"label": label, "values": ["—" if v is None else v for v in values]}
+
+    def share(report: dict, over: str) -> str:
+        return f"{100 * report['share_rating_diff_over'][over]:.2f} %"
+
+    def calendar(report: dict) -> str:
+        cal = report["calendar"]
+        if "rounds" in cal:
+            return _("%(n)s rounds") % {"n": cal["rounds"]}
+        return _("%(n)s games at once") % {"n": cal["games_per_player"]}
+
+    def top_player(report: dict, key: str) -> str | None:
+        rows = report["top_rated"]
+        if not rows or rows[0][key] is None:
+            return None
+        return f"{100 * rows[0][key]:.1f} %"
+
+    def top_mean(report: dict, key: str) -> str | None:
+        rows = report["top_rated"]
+        if not rows or rows[0][key] is None:
+            return None
+        return f"{100 * sum(r[key] for r in rows) / len(rows):.1f} %"
+
+    rows = [
+        row(_("Games per tournament"), [r["games_per_tournament"] for r in results]),
+        row(_("Calendar"), [calendar(r) for r in results]),
+        row(_("Mean rating difference of a game"), [r["mean_opponent_diff"] for r in results]),
+        row(_("Worst round's mean rating difference"), [r["max_opponent_diff"] for r in results]),
+    ]
+    for over in ("200", "400", "600"):
+        rows.append(
+            row(
+                _("Games between players more than %(d)s points apart") % {"d": over},
+                [share(r, over) for r in results],
+            )
+        )
+    rows += [
+        row(_("Positive jumps, sum"), [r["sum_pos_jump"] for r in results]),
+        row(_("Positive jumps, largest (bad above 0.1)"), [r["max_pos_jump"] for r in results]),
+        row(_("Expectation factor"), [r["expectation"] for r in results]),
+        row(
+            _("Highest rated player finishes in the top %(k)s")
+            % {"k": results[0]["top"] if results else 10},
+            [top_player(r, "finish_top") for r in results],
+        ),
+        row(
+            _("Highest rated player qualifies"),
+            [top_player(r, "qualifies") for r in results],
+        ),
+        row(
+            _("Top %(k)s rated players qualify, on average")
+            % {"k": results[0]["top"] if results else 10},
+            [top_mean(r, "qualifies") for r in results],
+        ),
+    ]
+    return rows
+
+
+def _lab_chart(run: LabRun) -> dict:
+    """What the charts draw (read by static/js/lab-charts.js)."""
+    results = run.results or []
+    labels = [lab_service.candidate_label(c) for c in run.candidates]
+    thresholds = list(results[0]["share_rating_diff_over"]) if results else []
+    return {
+        "thresholds": thresholds,
+        "candidates": [
+            {
+                "label": label,
+                "shares": [round(100 * r["share_rating_diff_over"][t], 3) for t in thresholds],
+                "mean_score": [row["mean"] for row in r["score_by_rank"]],
+                "finish_top": [round(100 * row["finish_top"], 2) for row in r["top_rated"]],
+                "qualifies": [
+                    None if row["qualifies"] is None else round(100 * row["qualifies"], 2)
+                    for row in r["top_rated"]
+                ],
+            }
+            for label, r in zip(labels, results, strict=True)
+        ],
+        "text": {
+            "shares_x": _("rating difference over (points)"),
+            "shares_y": _("share of games (%)"),
+            "score_x": _("rating rank (1 = highest rated)"),
+            "score_y": _("mean points"),
+            "top_x": _("rating rank"),
+            "top_y": _("chance to qualify (%)"),
+            "top_y_finish": _("chance to finish in the top (%)"),
+        },
+    }
+
+
+@organizer_page
+def lab_run(request: HttpRequest, stage: Stage, run_id: int) -> HttpResponse:
+    run = get_object_or_404(LabRun, pk=run_id, stage=stage)
+    succeeded = run.status == LabRun.Status.SUCCEEDED
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "run": run,
+        "progress": lab_service.progress(run),
+        "open": stage.status == Stage.Status.DRAFT,
+        "labels": [lab_service.candidate_label(c) for c in run.candidates],
+        "candidates": list(enumerate(run.candidates)),
+        "table": _lab_table(run) if succeeded else [],
+        "chart": _lab_chart(run) if succeeded else None,
+    }
+    return render(request, "office/lab_run.html", context)
+
+
+@require_POST
+@organizer_page
+def lab_apply(request: HttpRequest, stage: Stage, run_id: int, candidate: int) -> HttpResponse:
+    run = get_object_or_404(LabRun, pk=run_id, stage=stage)
+    back = redirect("stage-lab-run", stage.tournament.slug, stage.order, run.pk)
+    try:
+        lab_service.apply_candidate(request.user, run, candidate - 1)
+    except ActionError as error:
+        show_refusal(request, error)
+        return back
+    messages.success(
+        request,
+        _("The stage's settings are now those of candidate %(n)s: %(label)s.")
+        % {"n": candidate, "label": lab_service.candidate_label(run.candidates[candidate - 1])},
+    )
+    return back

@@ -30,6 +30,7 @@ from apps.accounts.links import claim_token, invitation_token
 from apps.accounts.services import invite
 from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
+from apps.office.models import LabRun
 from apps.results.models import ResultReport
 from tests.conftest import tasks_in_process
 
@@ -119,6 +120,18 @@ def group_pk(w: World) -> dict:
 
 def game_pk(w: World) -> dict:
     return {"pk": w.player_game.pk}
+
+
+def lab_run(w: World) -> dict:
+    return {**stage(w), "run_id": w.stage.lab_runs.first().pk}
+
+
+def lab_apply(w: World) -> dict:
+    return {**lab_run(w), "candidate": 1}
+
+
+def lab_run_pk(w: World) -> dict:
+    return {"pk": w.stage.lab_runs.first().pk}
 
 
 def job_pk(w: World) -> dict:
@@ -255,6 +268,11 @@ ROWS: list[Row] = [
     # -- organizers' pages ----------------------------------------------------------------
     Row("stage-manage", ORGANIZER_PAGE, stage),
     Row("draw-progress", ORGANIZER_PAGE, job),
+    Row("stage-lab", ORGANIZER_PAGE, stage),
+    # The world's stage is published: the lab shows its runs, and refuses new ones or applying.
+    Row("stage-lab", organizer_post_page(400), stage, "post", {}, name="start"),
+    Row("stage-lab-run", ORGANIZER_PAGE, lab_run),
+    Row("stage-lab-apply", organizer_post_page(), lab_apply, "post"),
     Row("stage-import-job", ORGANIZER_PAGE, import_job),
     Row("stage-import-job-confirm", organizer_post_page(), import_job, "post"),
     Row("stage-entrants-csv", ORGANIZER_PAGE, stage),
@@ -383,6 +401,8 @@ ROWS: list[Row] = [
     api("api-stage-next-round", organizer_api(409), stage_pk, "post", name="pair"),
     api("api-stage-publication", organizer_api(), stage_pk),
     api("api-draw-job", organizer_api(), job_pk),
+    api("api-stage-lab-runs", organizer_api(400), stage_pk, "post", {}),
+    api("api-lab-run", organizer_api(), lab_run_pk),
     api("api-import-job", organizer_api(), import_job_pk),
     api("api-group-td", organizer_api(400), group_pk, "post", {}),
     api("api-stage-close", organizer_api(409), stage_pk, "post"),
@@ -472,6 +492,12 @@ def matrix_world(django_db_setup, django_db_blocker):
         )
         world.unclaimed = Seat.objects.get(group=world.group, number=2).entrant
         ImportJob.objects.create(stage=world.stage, dry_run=True)
+        LabRun.objects.create(
+            stage=world.stage,
+            seed="matrix",
+            tournaments=10,
+            candidates=[{"format": "round_robin", "group_size": 12}] * 2,
+        )
         yield world
         call_command("flush", interactive=False, verbosity=0)
 

@@ -23,6 +23,8 @@ ENDPOINTS = {
     "/api/stages/{id}/next-round/": {"get", "post"},
     "/api/stages/{id}/publication/": {"get"},
     "/api/draw-jobs/{id}/": {"get"},
+    "/api/stages/{id}/lab-runs/": {"post"},
+    "/api/lab-runs/{id}/": {"get"},
     "/api/import-jobs/{id}/": {"get"},
     "/api/groups/": {"get"},
     "/api/groups/{id}/": {"get"},

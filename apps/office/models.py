@@ -1,0 +1,65 @@
+"""The office's own records: the format lab's runs (``lab.py``, run by ``tasks.run_lab``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import TextChoices
+from django.utils.translation import gettext_lazy as _
+
+
+class LabRun(models.Model):
+    """One run of the format lab on a stage: 2–4 candidate formats, each simulated
+    ``tournaments`` times on the stage's entrants as they were when the run started.
+
+    ``tallies`` holds each candidate's counts so far (the lab's :class:`Tally`, as JSON): the
+    task adds a chunk of tournaments at a time, so the progress bar moves and a repeated
+    task continues where the stored counts end instead of counting twice. ``results`` holds
+    each candidate's report once every tournament is played."""
+
+    class Status(TextChoices):
+        PENDING = "pending", _("Waiting for a worker")
+        RUNNING = "running", _("Simulating")
+        SUCCEEDED = "succeeded", _("Done")
+        FAILED = "failed", _("Failed")
+
+    stage = models.ForeignKey("stages.Stage", on_delete=models.CASCADE, related_name="lab_runs")
+    seed = models.CharField(max_length=200)
+    tournaments = models.PositiveIntegerField(help_text="simulated tournaments per candidate")
+    candidates = models.JSONField(default=list, help_text="each candidate's settings")
+    entrants = models.JSONField(
+        default=list,
+        help_text="the stage's entrants when the run started: [code, nation, rating, person]",
+    )
+    unrated = models.PositiveIntegerField(
+        default=0, help_text="entrants without a rating, played at the field's lowest rating"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    done = models.PositiveIntegerField(default=0, help_text="tournaments simulated so far, all")
+    tallies = models.JSONField(default=list, blank=True)
+    results = models.JSONField(null=True, blank=True, help_text="each candidate's report")
+    error = models.TextField(blank=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"format lab run of {self.stage} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def total(self) -> int:
+        return self.tournaments * len(self.candidates)

@@ -1,0 +1,278 @@
+"""The format lab on a stage (issue 16): an organizer compares candidate formats on the
+stage's entrants — a Celery run with a progress bar, then a table and charts — and applies
+the one chosen to the stage's settings."""
+
+import json
+import re
+
+import pytest
+
+from apps.core.audit import Action
+from apps.core.models import AuditEvent
+from apps.entrants.services import import_entrants
+from apps.office import lab
+from apps.office.models import LabRun
+from apps.silli.entrants import entrants_csv
+from apps.silli.synth import make_entrants
+from apps.stages.models import Stage
+
+pytestmark = pytest.mark.django_db
+
+CANDIDATES = [
+    {
+        "format": "silli",
+        "group_size": 20,
+        "games_per_player": 4,
+        "qualify_rule": "top_per_group",
+        "qualify_value": 20,
+        "qualify_relative": True,
+    },
+    {"format": "round_robin", "group_size": 10, "qualify_rule": "top_overall", "qualify_value": 8},
+    {"format": "swiss", "rounds": 5, "acceleration": "baku"},
+]
+
+
+@pytest.fixture
+def lab_stage(preliminary, organizer):
+    """The cup's preliminary, registration open, with 40 rated entrants."""
+    import_entrants(organizer, preliminary, entrants_csv(make_entrants(40, "lab")))
+    return preliminary
+
+
+def start(client, stage, django_capture_on_commit_callbacks, **body):
+    body.setdefault("candidates", CANDIDATES)
+    body.setdefault("tournaments", 10)
+    with django_capture_on_commit_callbacks(execute=True):
+        return client.post(f"/api/stages/{stage.pk}/lab-runs/", body, format="json")
+
+
+def test_a_run_completes_with_results_for_each_candidate(
+    api_org, lab_stage, django_capture_on_commit_callbacks
+):
+    answer = start(api_org, lab_stage, django_capture_on_commit_callbacks, seed="lab seed")
+    assert answer.status_code == 202, answer.json()
+    body = answer.json()
+    assert answer["Location"] == f"/api/lab-runs/{body['id']}/"
+    progress = api_org.get(answer["Location"]).json()
+    assert progress["status"] == "succeeded"
+    assert (progress["done"], progress["total"], progress["percent"]) == (30, 30, 100)
+    assert progress["seed"] == "lab seed"
+    results = progress["results"]
+    assert len(results) == 3
+    for report in results:
+        assert report["tournaments"] == 10
+        assert report["players"] == 40
+        assert set(report["share_rating_diff_over"]) >= {"200", "400", "800"}
+        assert len(report["score_by_rank"]) == 40
+    silli, robin, swiss = results
+    assert silli["qualify"] == "top:20%" and robin["qualify"] == "overall:8"
+    assert silli["expectation"] is None and swiss["expectation"] is not None
+    assert swiss["format"]["acceleration"] == "baku"
+    assert silli["calendar"] == {"games_per_player": 4}
+    assert [c["label"] for c in progress["candidates"]][2] == "Swiss, 5 rounds, Baku acceleration"
+
+
+def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organizer, lab_stage):
+    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
+    # Not committed, so not queued: advance by hand, one chunk at a time.
+    assert not lab.advance(run.pk, seconds=0)
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.RUNNING
+    assert 0 < run.done < run.total
+    first = run.done
+    while not lab.advance(run.pk, seconds=0):
+        run.refresh_from_db()
+        assert run.done > first or run.done == run.total
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.SUCCEEDED and run.done == 40
+    results = run.results
+    assert lab.advance(run.pk)  # a second delivery: nothing changes
+    run.refresh_from_db()
+    assert run.results == results
+    # The same seed gives the same figures, however the run was cut.
+    again = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
+    assert lab.advance(again.pk, seconds=600)
+    again.refresh_from_db()
+    assert again.results == results
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ({"candidates": CANDIDATES[:1]}, {"candidates"}),
+        ({"candidates": CANDIDATES + CANDIDATES[:2]}, {"candidates"}),
+        (
+            {"candidates": [{"format": "silli", "group_size": 10, "games_per_player": 10}] * 2},
+            {"candidates.0.group_size", "candidates.1.group_size"},
+        ),
+        ({"tournaments": 0}, {"tournaments"}),
+        (
+            {
+                "candidates": [{"format": "round_robin", "group_size": 1}, {"format": "chess960"}],
+                "tournaments": 5000,
+            },
+            {"candidates.0.group_size", "candidates.1.format", "tournaments"},
+        ),
+    ],
+    ids=["one", "five", "group-too-small", "no-tournaments", "several"],
+)
+def test_bad_input_is_refused_listing_every_problem_and_creates_nothing(
+    api_org, lab_stage, django_capture_on_commit_callbacks, body, fields
+):
+    answer = start(api_org, lab_stage, django_capture_on_commit_callbacks, **body)
+    assert answer.status_code == 400
+    error = answer.json()
+    assert error["code"] == "invalid_input"
+    assert {d["field"] for d in error["details"]} == fields
+    assert all(d["message"] in error["message"] for d in error["details"])
+    assert not LabRun.objects.exists()
+
+
+def test_a_group_too_small_says_how_many_players_a_circle_needs(
+    api_org, lab_stage, django_capture_on_commit_callbacks
+):
+    body = {"candidates": [{"format": "silli", "group_size": 10, "games_per_player": 10}] * 2}
+    answer = start(api_org, lab_stage, django_capture_on_commit_callbacks, **body)
+    assert "needs at least 60 players for 10 games" in answer.json()["message"]
+
+
+def test_non_organizers_are_refused(
+    api_joe, api_anon, lab_stage, organizer, django_capture_on_commit_callbacks
+):
+    for client in (api_joe, api_anon):
+        answer = start(client, lab_stage, django_capture_on_commit_callbacks)
+        assert answer.status_code == 403
+    assert not LabRun.objects.exists()
+    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "x")
+    for client in (api_joe, api_anon):
+        assert client.get(f"/api/lab-runs/{run.pk}/").status_code == 403
+
+
+def test_a_stage_whose_registration_is_closed_gets_no_run(
+    api_org, closed, django_capture_on_commit_callbacks
+):
+    answer = start(api_org, closed, django_capture_on_commit_callbacks)
+    assert answer.status_code == 409
+    assert "registration is open" in answer.json()["message"]
+    assert not LabRun.objects.exists()
+
+
+def test_applying_a_candidate_sets_the_stage_and_is_audited(
+    client, organizer, lab_stage, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "apply")
+    client.force_login(organizer)
+    url = f"/t/setup-cup/s/1/lab/{run.pk}/"
+    answer = client.post(url + "apply/2/")
+    assert answer.status_code == 302 and answer["Location"] == url
+    stage = Stage.objects.get(pk=lab_stage.pk)
+    assert stage.format == Stage.Format.ROUND_ROBIN
+    assert stage.min_group_size == 10 and not stage.double_round_robin
+    assert (stage.qualify_rule, stage.qualify_value) == ("top_overall", 8)
+    [event] = AuditEvent.objects.filter(action=Action.STAGE_UPDATED, stage_id=stage.pk)
+    assert event.actor == organizer
+    assert event.data["changes"]["format"] == ["silli", "round_robin"]
+    assert event.data["changes"]["min_group_size"] == [100, 10]
+
+    answer = client.post(url + "apply/1/")
+    stage.refresh_from_db()
+    assert (stage.format, stage.min_group_size, stage.games_per_player) == ("silli", 20, 4)
+    assert (stage.qualify_rule, stage.qualify_relative) == ("top_per_group", True)
+
+    # A Swiss candidate makes the stage a Swiss of its rounds and acceleration.
+    answer = client.post(url + "apply/3/")
+    stage.refresh_from_db()
+    assert (stage.format, stage.swiss_rounds, stage.swiss_acceleration) == ("swiss", 5, "baku")
+    assert stage.games_per_player_override is None
+
+    # And back: a Silli candidate clears the Swiss settings.
+    client.post(url + "apply/1/")
+    stage.refresh_from_db()
+    assert (stage.format, stage.swiss_rounds, stage.swiss_acceleration) == ("silli", None, "none")
+
+
+def test_applying_is_refused_once_registration_is_closed(
+    client, organizer, lab_stage, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "late")
+    lab_stage.status = Stage.Status.REGISTRATION_CLOSED
+    lab_stage.save()
+    client.force_login(organizer)
+    answer = client.post(f"/t/setup-cup/s/1/lab/{run.pk}/apply/2/", follow=True)
+    assert "registration is open" in answer.content.decode()
+    assert Stage.objects.get(pk=lab_stage.pk).format == "silli"
+
+
+def test_a_finished_runs_page_shows_the_table_and_the_charts_data(
+    client, organizer, lab_stage, django_capture_on_commit_callbacks
+):
+    client.force_login(organizer)
+    manage = client.get("/t/setup-cup/s/1/manage/").content.decode()
+    assert 'href="/t/setup-cup/s/1/lab/"' in manage
+    form = client.get("/t/setup-cup/s/1/lab/")
+    assert form.status_code == 200
+    post = {
+        "c1-format": "silli",
+        "c1-group_size": "20",
+        "c1-games_per_player": "4",
+        "c2-format": "swiss",
+        "c2-rounds": "5",
+        "c2-acceleration": "none",
+        "c3-format": "",
+        "tournaments": "10",
+        "seed": "page seed",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post("/t/setup-cup/s/1/lab/", post)
+    run = LabRun.objects.get()
+    assert answer.status_code == 302
+    assert answer["Location"] == f"/t/setup-cup/s/1/lab/{run.pk}/"
+    page = client.get(answer["Location"])
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Mean rating difference of a game" in html
+    assert "Apply these settings to the stage" in html
+    assert "vendor/chart.js/chart.umd.min.js" in html
+    chart = page.context["chart"]
+    embedded = re.search(r'<script id="lab-chart-data"[^>]*>(.*?)</script>', html, re.S)
+    data = json.loads(embedded.group(1))
+    assert data == json.loads(json.dumps(chart))
+    assert [c["label"] for c in data["candidates"]] == [
+        "Silli, groups of at least 20, 4 games per player",
+        "Swiss, 5 rounds",
+    ]
+    assert len(data["thresholds"]) == len(data["candidates"][0]["shares"]) == 13
+    assert len(data["candidates"][1]["mean_score"]) == 40
+    assert len(data["candidates"][0]["finish_top"]) == 10
+
+
+def test_the_page_lists_what_is_wrong_and_starts_nothing(client, organizer, lab_stage):
+    client.force_login(organizer)
+    answer = client.post(
+        "/t/setup-cup/s/1/lab/",
+        {
+            "c1-format": "silli",
+            "c1-group_size": "10",
+            "c1-games_per_player": "10",
+            "tournaments": "0",
+        },
+    )
+    assert answer.status_code == 400
+    html = answer.content.decode()
+    assert "Give from 2 to 4 candidate formats" in html
+    assert "number of tournaments must be a whole number from 10 to 2000" in html
+    assert not LabRun.objects.exists()
+
+
+def test_a_division_the_engine_cannot_make_is_refused_before_the_run(
+    api_org, preliminary, organizer, django_capture_on_commit_callbacks
+):
+    # This synthetic field has a person with three entries: two groups cannot keep them apart.
+    import_entrants(organizer, preliminary, entrants_csv(make_entrants(40, "lab-e2e")))
+    answer = start(api_org, preliminary, django_capture_on_commit_callbacks)
+    assert answer.status_code == 400
+    assert answer.json()["details"][0]["field"] == "candidates.0.group_size"
+    assert "entries of one person never share a group" in answer.json()["message"]
+    assert not LabRun.objects.exists()
