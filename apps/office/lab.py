@@ -103,7 +103,7 @@ class _Problems:
 
     def raise_if_any(self) -> None:
         if self.details:
-            shown = "; ".join(d["message"] for d in self.details)
+            shown = " ".join(d["message"] for d in self.details)
             raise ActionError(
                 ErrorCode.INVALID_INPUT,
                 _("The format lab cannot run these settings — %(errors)s") % {"errors": shown},
