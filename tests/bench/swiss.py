@@ -1,5 +1,5 @@
-"""Swiss benchmarks (no database): the Dutch engine pairing a later round of 150, 500 and
-1,000 players, and the format lab's time per simulated tournament.
+"""Swiss and format-lab benchmarks (no database): the Dutch engine pairing a later round of
+150, 500 and 1,000 players, and the format lab's time per simulated tournament of each kind.
 
 The rounds before the timed one are played out with the format lab's fast pairing and its
 result model (seeded), so a big field's history costs seconds, not the exact engine's minutes;
@@ -14,7 +14,14 @@ from __future__ import annotations
 import os
 import time
 
-from apps.silli.lab import LabConfig, SwissFormat, parse_field
+from apps.silli.lab import (
+    LabConfig,
+    RoundRobinFormat,
+    SilliFormat,
+    SwissFormat,
+    parse_field,
+    parse_qualification,
+)
 from apps.silli.lab import run as run_lab
 from apps.silli.lab.results import play_game, results_rng
 from apps.silli.lab.swiss import ExactSwiss, SwissState, pair_fast
@@ -61,12 +68,21 @@ def run() -> list[tuple[str, float, str]]:
                 f"{len(pairing.pairs)} pairs, bye {pairing.bye or '-'}{ratio}",
             )
         )
-    for label, spec, fmt in (
-        ("lab: Swiss 432 × 9 rounds (fast pairing)", "model1:432", SwissFormat(9)),
-        ("lab: Swiss 432 × 9 rounds, Baku", "model1:432", SwissFormat(9, Acceleration.BAKU)),
+    top20 = parse_qualification("top:20%")
+    for label, spec, fmt, rule in (
+        ("lab: Swiss 432 × 9 rounds (fast pairing)", "model1:432", SwissFormat(9), None),
+        ("lab: Swiss 432 × 9 rounds, Baku", "model1:432", SwissFormat(9, Acceleration.BAKU), None),
+        ("lab: round robins, 432 in groups of 12", "model1:432", RoundRobinFormat(12), None),
+        ("lab: Silli, 3,000 in groups of 100, 10 games", "model1:3000", SilliFormat(100, 10), None),
+        (
+            "lab: the same, top 20 % of each group qualify",
+            "model1:3000",
+            SilliFormat(100, 10),
+            top20,
+        ),
     ):
-        config = LabConfig(parse_field(spec), fmt, "bench", top=0)
+        config = LabConfig(parse_field(spec), fmt, "bench", qualification=rule, top=0)
         start = time.perf_counter()
-        run_lab(config, 10)
-        rows.append((label, (time.perf_counter() - start) / 10, "a tournament, one process"))
+        run_lab(config, 5)
+        rows.append((label, (time.perf_counter() - start) / 5, "a tournament, one process"))
     return rows
