@@ -4,7 +4,9 @@ For every stage an entry of theirs is in: the group and seat (once the stage is 
 the opponents with colours, results and contact addresses (a player may see their own
 opponents'), the TD and their contact, the standing (place and points, as stored by
 ``apps.standings``), the qualification status, and the results reported for open games
-(with the buttons to answer them). Eight queries, however many entries.
+(with the buttons to answer them). Seven queries, however many entries; eight when one is
+in a Swiss stage, whose games are listed by round with the player's bye among them and the
+rounds paired so far ("Round 3 of 7").
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.core import people
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
-from apps.groups.models import Game, Group, Seat
-from apps.groups.services import lines_for_seats
+from apps.groups.models import Game, Group, Seat, SwissBye
+from apps.groups.services import GAME_ROW, seat_lines
 from apps.results.models import ResultReport
 from apps.stages.models import Stage, Tournament
 from apps.stages.permissions import public_stages_filter
@@ -51,6 +54,9 @@ class MyGame:
     finished_on: date | None = None
     # The open game's report awaiting an answer or the TD (None: nothing reported).
     report: ResultReport | None = None
+    round: int | None = None  # a Swiss's (or a round robin's) round
+
+    bye = False  # see MyBye
 
     @property
     def reported_by_me(self) -> bool:
@@ -73,6 +79,23 @@ class MyGame:
         return self.opponent.email
 
 
+@dataclass(frozen=True)
+class MyBye:
+    """A Swiss round in which the player had the pairing-allocated bye: a win's points."""
+
+    round: int
+    points: Decimal
+
+    bye = True
+
+    @property
+    def text(self) -> str:
+        whole = self.points == self.points.to_integral_value()
+        return ngettext(
+            "bye — %(points)s point", "bye — %(points)s points", int(self.points) if whole else 2
+        ) % {"points": points_text(self.points)}
+
+
 @dataclass
 class MyStage:
     """One entry in one stage."""
@@ -85,6 +108,35 @@ class MyStage:
     games: list[MyGame] = field(default_factory=list)
     place: str = ""
     points: Decimal | None = None
+    # A Swiss stage: the round of the player's bye (None: no bye) and the last round paired.
+    bye_round: int | None = None
+    paired: int = 0
+
+    @property
+    def is_swiss(self) -> bool:
+        return self.stage.is_swiss
+
+    @property
+    def rows(self) -> list[MyGame | MyBye]:
+        """The lines of the games table: the games, a Swiss's by round with the bye."""
+        if not self.is_swiss:
+            return list(self.games)
+        games = sorted(self.games, key=lambda g: (g.round or 0, g.number))
+        rows: list[MyGame | MyBye] = list(games)
+        if self.bye_round is not None:
+            rows.append(MyBye(self.bye_round, self.tournament.points_win))
+            rows.sort(key=lambda row: row.round or 0)  # stable: games keep their order
+        return rows
+
+    @property
+    def rounds_text(self) -> str:
+        """A Swiss's progress: "Round 3 of 7" (empty for other stages)."""
+        if not self.is_swiss or not self.group:
+            return ""
+        return gettext("Round %(paired)s of %(rounds)s") % {
+            "paired": self.paired,
+            "rounds": self.stage.swiss_rounds or 0,
+        }
 
     @property
     def tournament(self) -> Tournament:
@@ -121,6 +173,27 @@ def _status(entry: StageEntry, seated: bool, advanced: set[int]) -> str:
     return "in_play"
 
 
+def _swiss_rounds(seats: list[Seat]) -> dict[int, tuple[int | None, int]]:
+    """Seat id → (the round of its bye or None, the last round its group paired), for seats
+    of Swiss stages (one query; none without such seats)."""
+    if not seats:
+        return {}
+    group = OuterRef("group_id")
+    last_game = Game.objects.filter(group_id=group, round__isnull=False).order_by("-round")
+    last_bye = SwissBye.objects.filter(group_id=group).order_by("-round")
+    own_bye = SwissBye.objects.filter(group_id=group, entrant_id=OuterRef("entrant_id"))
+    rows = (
+        Seat.objects.filter(pk__in=[s.pk for s in seats])
+        .annotate(
+            bye=Subquery(own_bye.values("round")[:1]),
+            last_game=Subquery(last_game.values("round")[:1]),
+            last_bye=Subquery(last_bye.values("round")[:1]),
+        )
+        .values_list("pk", "bye", "last_game", "last_bye")
+    )
+    return {pk: (bye, max(game or 0, last or 0)) for pk, bye, game, last in rows}
+
+
 def my_stages(user) -> list[MyStage]:
     """Every stage of every entry linked to ``user``, by tournament, entry and stage."""
     if not getattr(user, "is_authenticated", False):
@@ -143,14 +216,25 @@ def my_stages(user) -> list[MyStage]:
             public_stages_filter("stage__"), entrant_id__in=entrant_ids
         ).select_related("entrant", "group__td__profile")
     )
-    lines = {(ln.seat.stage_id, ln.seat.entrant_id): ln for ln in lines_for_seats(seats)}
     group_ids = {s.group_id for s in seats}
-    results = {
-        (group_id, number): (pk, result, finished_on)
-        for group_id, number, pk, result, finished_on in Game.objects.filter(group_id__in=group_ids)
+    # The players' games, once for the start-list lines and the results both.
+    rows = list(
+        Game.objects.filter(group_id__in=group_ids)
         .filter(Q(white_id__in=entrant_ids) | Q(black_id__in=entrant_ids))
-        .values_list("group_id", "number", "pk", "result", "finished_on")
+        .values_list(*GAME_ROW, "pk", "result", "finished_on")
+    )
+    partners = {row[3] for row in rows} | {row[4] for row in rows}
+    opponents = Seat.objects.filter(group_id__in=group_ids, entrant_id__in=partners)
+    by_entrant = {(s.group_id, s.entrant_id): s for s in opponents.select_related("entrant")}
+    lines = {
+        (ln.seat.stage_id, ln.seat.entrant_id): ln
+        for ln in seat_lines(seats, [row[:5] for row in rows], by_entrant)
     }
+    results = {(row[0], row[1]): row[5:] for row in rows}
+    stages = {e.stage_id: e.stage for e in entries}
+    swiss = _swiss_rounds(
+        [s for s in seats if s.stage_id in stages and stages[s.stage_id].is_swiss]
+    )
     open_ids = [pk for pk, result, _on in results.values() if not result]
     reports = {
         r.game_id: r
@@ -191,8 +275,10 @@ def my_stages(user) -> list[MyStage]:
                         score,
                         finished_on,
                         reports.get(pk),
+                        o.round,
                     )
                 )
+            card.bye_round, card.paired = swiss.get(line.seat.pk, (None, 0))
             card.place, card.points = standings.get((group.pk, entry.entrant_id), ("", None))
         cards.append(card)
     return cards

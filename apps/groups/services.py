@@ -2,14 +2,16 @@
 
 Opponents come from the games in one query, however many seats are asked for. In a closed
 circle seat x plays White against x + d and Black against x − d, so opponents are listed
-White games first, each in formula order; round robins list them by round.
+White games first, each in formula order; round robins list them by round. A Swiss group's
+start list reads its pairing-allocated byes too (one more query) and lists each seat's rounds
+in order, the bye among them (:attr:`SeatLine.by_round`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import transaction
 from django.db.models import Count, Q
@@ -19,7 +21,7 @@ from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 
-from .models import Group, Seat
+from .models import Group, Seat, SwissBye
 
 GAME_ROW = ("group_id", "number", "round", "white_id", "black_id")
 
@@ -31,10 +33,23 @@ class Opponent:
     entrant: Entrant
     game: int  # the game's number in its group
     order: tuple[int, int]
+    round: int | None = None  # a round robin's or a Swiss's round (None in a closed circle)
 
     @property
     def colour_name(self) -> str:
         return "white" if self.colour == "W" else "black"
+
+
+@dataclass(frozen=True)
+class SwissRound:
+    """One round of a Swiss seat: its game's opponent, or None for the bye."""
+
+    number: int
+    opponent: Opponent | None
+
+    @property
+    def bye(self) -> bool:
+        return self.opponent is None
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,15 @@ class SeatLine:
 
     seat: Seat
     opponents: list[Opponent]
+    byes: tuple[int, ...] = ()
+    """The Swiss rounds in which this seat had the pairing-allocated bye (a win's points)."""
+
+    @property
+    def by_round(self) -> list[SwissRound]:
+        """The seat's rounds in order, the byes among them (a Swiss group's start list)."""
+        rounds = [SwissRound(o.round, o) for o in self.opponents if o.round is not None]
+        rounds += [SwissRound(number, None) for number in self.byes]
+        return sorted(rounds, key=lambda r: r.number)
 
     @property
     def as_white(self) -> list[Opponent]:
@@ -77,7 +101,9 @@ def seat_lines(
             if colour == "B":
                 distance = (seat.number - them.number) % size
             key = (round_, number) if round_ is not None else (distance, number)
-            found[(group_id, me)].append(Opponent(colour, them.number, them.entrant, number, key))
+            found[(group_id, me)].append(
+                Opponent(colour, them.number, them.entrant, number, key, round_)
+            )
     return [
         SeatLine(
             seat,
@@ -89,13 +115,30 @@ def seat_lines(
     ]
 
 
-def group_lines(group: Group) -> list[SeatLine]:
-    """Every seat of a group with its opponents (two queries)."""
+def group_lines(group: Group, *, byes: bool | None = None) -> list[SeatLine]:
+    """Every seat of a group with its opponents (two queries), and with ``byes`` its Swiss
+    byes (a third). By default the byes are read when the group's stage is loaded and Swiss
+    (as the group page and the start-list e-mails load it)."""
     seats = list(group.seats.select_related("entrant").order_by("number"))
     for seat in seats:
         seat.group = group
     games = Game.objects.filter(group=group).values_list(*GAME_ROW)
-    return seat_lines(seats, games, {(s.group_id, s.entrant_id): s for s in seats})
+    lines = seat_lines(seats, games, {(s.group_id, s.entrant_id): s for s in seats})
+    if byes is None:
+        byes = Group.stage.is_cached(group) and group.stage.is_swiss
+    if not byes:
+        return lines
+    by_entrant: dict[int, list[int]] = defaultdict(list)
+    for entrant_id, number in (
+        SwissBye.objects.filter(group=group).order_by("round").values_list("entrant_id", "round")
+    ):
+        by_entrant[entrant_id].append(number)
+    return [
+        replace(line, byes=tuple(by_entrant[line.seat.entrant_id]))
+        if line.seat.entrant_id in by_entrant
+        else line
+        for line in lines
+    ]
 
 
 def lines_for_seats(seats: list[Seat]) -> list[SeatLine]:

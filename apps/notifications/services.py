@@ -30,7 +30,7 @@ from apps.core.people import display_name, td_name
 from apps.core.permissions import require_signed_in
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
-from apps.groups.models import Game, Group
+from apps.groups.models import Game, Group, SwissBye
 from apps.groups.services import forfeit_counts, group_lines
 from apps.stages.models import Stage
 
@@ -165,6 +165,102 @@ def start_list_messages(group_id: int) -> list[Message]:
                     "number": group.number,
                 },
                 render_to_string("notifications/email/start_list.txt", context),
+            )
+        )
+    return messages
+
+
+# ---------------------------------------------------------------------------
+# A Swiss stage's later rounds, when each is paired
+# ---------------------------------------------------------------------------
+
+# A round's pairing is that round's start list: it follows the "start lists" preference (a
+# preference of its own would change the preferences' model, page and API), and its e-mails
+# are kept under the same kind, keyed ``round:<stage>:<round>:<entrant>``.
+ROUND_PREFERENCE = Kind.START_LIST
+
+
+def round_key(stage_id: int, round_number: int, entrant_id: int) -> str:
+    return f"round:{stage_id}:{round_number}:{entrant_id}"
+
+
+@in_site_language
+def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
+    """Every player of round ``round_number`` (2 and later; round 1 goes with the start
+    lists) of a Swiss stage gets their opponent with colour and contact (as the start list
+    gives it) and their game's page, or word of their bye (five queries; three when no
+    player of the round gets one)."""
+    if round_number < 2:
+        return []
+    group = (
+        Group.objects.select_related("stage__tournament", "td")
+        .filter(stage_id=stage_id, stage__format=Stage.Format.SWISS)
+        .order_by("number")
+        .first()
+    )
+    if group is None:
+        return []
+    stage, tournament = group.stage, group.stage.tournament
+    games = list(
+        Game.objects.filter(group=group, round=round_number)
+        .select_related("white", "black")
+        .order_by("number")
+    )
+    bye = SwissBye.objects.filter(group=group, round=round_number).select_related("entrant").first()
+    # entrant id -> (the player, the opponent, the player's colour, the game); no game: the bye
+    boards: dict[int, tuple[Entrant, Entrant | None, str, Game | None]] = {}
+    for game in games:
+        boards[game.white_id] = (game.white, game.black, "W", game)
+        boards[game.black_id] = (game.black, game.white, "B", game)
+    if bye is not None:
+        boards[bye.entrant_id] = (bye.entrant, None, "", None)
+    if not boards:
+        return []
+    recipients = entrant_recipients(ROUND_PREFERENCE, Entrant.objects.filter(pk__in=list(boards)))
+    if not recipients:
+        return []
+    common = {
+        "tournament": tournament,
+        "stage": stage,
+        "group": group,
+        "round": round_number,
+        "td_name": _td_name(group.td) if group.td else "",
+        "td_email": group.td.email if group.td else "",
+        "group_url": absolute_url(group.get_absolute_url()),
+        **_links(),
+    }
+    subject = _("%(tournament)s, %(stage)s: your pairing in round %(round)s") % {
+        "tournament": tournament.name,
+        "stage": stage.get_kind_display(),
+        "round": round_number,
+    }
+    messages = []
+    for entrant_id, (entrant, opponent, colour, game) in boards.items():
+        recipient = recipients.get(entrant_id)
+        if recipient is None:
+            continue
+        game_url = (
+            absolute_url(
+                reverse("game", args=[tournament.slug, stage.order, group.number, game.number])
+            )
+            if game is not None
+            else ""
+        )
+        context = {
+            **common,
+            "entrant": entrant,
+            "opponent": opponent,
+            "colour": colour,
+            "game": game,
+            "game_url": game_url,
+        }
+        messages.append(
+            Message(
+                ROUND_PREFERENCE,
+                round_key(stage.pk, round_number, entrant_id),
+                recipient.address,
+                subject,
+                render_to_string("notifications/email/swiss_round.txt", context),
             )
         )
     return messages

@@ -43,6 +43,12 @@ def send_start_lists(group_id: int) -> int:
 
 
 @shared_task(**RETRY)
+def swiss_round_paired(stage_id: int, round_number: int) -> int:
+    """Round ``round_number`` of a Swiss stage was paired: each player's pairing (once)."""
+    return send_all(services.swiss_round_messages(stage_id, round_number))
+
+
+@shared_task(**RETRY)
 def result_changed(game_id: int, version: int) -> int:
     return send_all(services.result_messages(game_id, version))
 

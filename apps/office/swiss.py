@@ -39,6 +39,7 @@ from apps.core.permissions import require_organizer
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
+from apps.notifications import tasks as notify
 from apps.silli.swiss.dutch import Pairing, PairingError
 from apps.silli.swiss_system import SeatRound, colour_of_rule, pair_next
 from apps.stages.models import Stage
@@ -283,6 +284,9 @@ def pair_next_round(
             bye=outcome.bye,
         )
         schedule_recomputes([group.pk])
+        # Each player's pairing by e-mail (round 1's went with the start lists).
+        stage_id = stage.pk
+        transaction.on_commit(lambda: notify.swiss_round_paired.delay(stage_id, number))
     return outcome
 
 
