@@ -387,16 +387,18 @@ def _nation_mix(payload: dict) -> list[list]:
     return [[n, c] for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
+def percent_done(done: int, total: int, succeeded: bool) -> int:
+    """A job's progress bar: 100 only once it succeeded, else done of total, at most 99."""
+    if succeeded:
+        return 100
+    return min(99, round(100 * done / total)) if total else 0
+
+
 def job_progress(job: DrawJob) -> dict:
     """What a progress bar needs: status, groups done of total, and the outcome."""
     done = job.done_groups
     total = job.total_groups
-    if job.status == DrawJob.Status.SUCCEEDED:
-        percent = 100
-    elif total:
-        percent = min(99, round(100 * done / total))
-    else:
-        percent = 0
+    percent = percent_done(done, total, job.status == DrawJob.Status.SUCCEEDED)
     return {
         "id": job.pk,
         "stage": job.stage_id,

@@ -49,6 +49,7 @@ from apps.silli.swiss.acceleration import Acceleration
 from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
 from apps.stages.services import update_stage
 
+from .draw import percent_done
 from .models import LabRun
 
 MIN_CANDIDATES, MAX_CANDIDATES = 2, 4
@@ -193,10 +194,7 @@ def _check_candidate(raw: Any, i: int, players: int, problems: _Problems) -> dic
                 value = Decimal(str(raw.get("qualify_value")).strip())
                 if not value.is_finite() or value <= 0:
                     raise ValueError
-                qualification = Qualification(
-                    Fraction(value), clean["qualify_relative"], rule == "top_per_group"
-                )
-                qualification.spec  # noqa: B018  (checks the value)
+                _qualification(rule, value, clean["qualify_relative"]).spec  # noqa: B018  (checks the value)
             except (InvalidOperation, ValueError, TypeError, OverflowError):
                 bad(
                     "qualify_value",
@@ -408,13 +406,18 @@ def lab_format(candidate: dict[str, Any], tiebreak: str) -> Format:
     )
 
 
+def _qualification(rule: str, value: Decimal, relative: bool) -> Qualification:
+    """The lab's rule for a candidate's ``qualify_rule`` (top_per_group or top_overall)."""
+    return Qualification(Fraction(value), relative, rule == "top_per_group")
+
+
 def lab_config(run: LabRun, candidate: dict[str, Any], fld: Field) -> LabConfig:
     qualification = None
     if candidate.get("qualify_rule"):
-        qualification = Qualification(
-            Fraction(Decimal(candidate["qualify_value"])),
+        qualification = _qualification(
+            candidate["qualify_rule"],
+            Decimal(candidate["qualify_value"]),
             bool(candidate.get("qualify_relative")),
-            candidate["qualify_rule"] == "top_per_group",
         )
     fmt = lab_format(candidate, run.stage.tournament.tiebreak)
     return LabConfig(fld, fmt, run.seed, qualification)
@@ -555,12 +558,7 @@ def candidate_label(candidate: dict[str, Any]) -> str:
 def progress(run: LabRun) -> dict[str, Any]:
     """What the progress bar and the API need."""
     total = run.total
-    if run.status == LabRun.Status.SUCCEEDED:
-        percent = 100
-    elif total:
-        percent = min(99, round(100 * run.done / total))
-    else:
-        percent = 0
+    percent = percent_done(run.done, total, run.status == LabRun.Status.SUCCEEDED)
     return {
         "id": run.pk,
         "stage": run.stage_id,

@@ -159,8 +159,14 @@ class Worker:
         return (self.inspect().active() or {}).get(self.name, [])
 
     def executed(self) -> dict[str, int]:
-        """How many tasks of each name the worker has run so far."""
+        """How many tasks of each name the worker has run so far (counted when it starts
+        each)."""
         return (self.inspect().stats() or {}).get(self.name, {}).get("total", {})
+
+    def ran(self, name: str, times: int) -> bool:
+        """Whether the worker has started task ``name`` at least ``times`` times and runs
+        nothing now: what those runs did is then committed and can be read."""
+        return self.executed().get(name, 0) >= times and not self.active()
 
     def kill(self) -> None:
         """SIGKILL the worker and its pool processes together, as a crashed machine would."""

@@ -67,11 +67,9 @@ def test_the_deadline_tasks_sent_twice_remind_and_adjudicate_once(
     _play_ends_in(stage, -1)
     adjudicate_due_stages.delay()
     adjudicate_due_stages.delay()
-    # The worker counts a task when it starts it: wait for both to start, then for none to be
-    # running, before reading what they did.
     wait_until(
         "both runs ran",
-        lambda: worker.executed().get(ADJUDICATE, 0) >= 2 and not worker.active(),
+        lambda: worker.ran(ADJUDICATE, 2),
         explain=worker.output,
     )
     stage.refresh_from_db()

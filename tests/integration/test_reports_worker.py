@@ -53,8 +53,7 @@ def test_a_report_mails_once_and_stands_once_through_the_worker(
     asked = SentNotification.objects.filter(kind=Kind.REPORT, key=f"report:{report.pk}")
     wait_until(
         "both runs of the e-mail task",
-        # counted when started: also wait until nothing runs, then read what they did
-        lambda: worker.executed().get(REPORTED, 0) >= 2 and not worker.active(),
+        lambda: worker.ran(REPORTED, 2),
         explain=worker.output,
     )
     assert list(asked.values_list("recipient", flat=True)) == [game.black.email.lower()]
@@ -64,8 +63,7 @@ def test_a_report_mails_once_and_stands_once_through_the_worker(
     accept_due_reports.delay()
     wait_until(
         "both acceptance runs",
-        # counted when started: also wait until nothing runs, then read what they did
-        lambda: worker.executed().get(ACCEPT, 0) >= 2 and not worker.active(),
+        lambda: worker.ran(ACCEPT, 2),
         explain=worker.output,
     )
     game.refresh_from_db()
