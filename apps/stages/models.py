@@ -107,6 +107,7 @@ class Tournament(models.Model):
     class TieBreak(TextChoices):
         TORINO = "torino", _("Torino (TS, then TS-Cut1)")
         BUCHHOLZ = "buchholz", _("Buchholz (BH-C2, BH-C1, BH)")
+        SWISS = "swiss", _("Swiss (BH-C1, BH, SB, wins)")
 
     class Ranking(TextChoices):
         GROUP = "group", _("by group")

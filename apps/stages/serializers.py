@@ -223,8 +223,8 @@ class TournamentWriteSerializer(serializers.ModelSerializer):
     tiebreak = serializers.ChoiceField(
         choices=Tournament.TieBreak.choices,
         required=False,
-        help_text="The tie-break system: torino (TS, then TS-Cut1) or buchholz (BH-C2, BH-C1, "
-        "BH); default torino.",
+        help_text="The tie-break system: torino (TS, then TS-Cut1), buchholz (BH-C2, BH-C1, "
+        "BH) or swiss (BH-C1, BH, SB, wins: the usual Swiss chain); default torino.",
     )
     ranking = serializers.ChoiceField(
         choices=Tournament.Ranking.choices,

@@ -73,7 +73,7 @@ class StandingRowSerializer(serializers.Serializer):
 class GroupStandingsSerializer(serializers.Serializer):
     group = serializers.IntegerField()
     number = serializers.IntegerField()
-    tiebreak = serializers.CharField(help_text='"torino" or "buchholz".')
+    tiebreak = serializers.CharField(help_text='"torino", "buchholz" or "swiss".')
     keys = serializers.ListField(
         child=serializers.CharField(), help_text="The figures that break ties, in order."
     )

@@ -6,7 +6,7 @@ The input is one :class:`Player` per entrant, each with the :class:`Game` record
 *finished* games (a game still in progress is simply not there yet). From these,
 :func:`compute_figures` derives every figure of ``docs/standings.md`` §2–§4 as a
 :class:`Figures`, and :func:`rank` orders the group by a chain of :class:`Key`
-(:data:`TORINO` or :data:`BUCHHOLZ`, optionally followed by SB, wins, games with Black).
+(:data:`TORINO`, :data:`BUCHHOLZ` or :data:`SWISS`, optionally followed by SB, wins, games with Black).
 Players still equal after the whole chain share a place (``"3-4"``);
 :func:`strict_order` resolves such blocks by a seeded lot where a strict order is needed.
 
@@ -130,7 +130,11 @@ TORINO: tuple[Key, ...] = (Key.POINTS, Key.TS, Key.TS_CUT1)
 BUCHHOLZ: tuple[Key, ...] = (Key.POINTS, Key.BH_C2, Key.BH_C1, Key.BH)
 """Silli's BUHOLZ chain: points, then BH-C2, then BH-C1, then BH."""
 
-SYSTEMS: Mapping[str, tuple[Key, ...]] = {"torino": TORINO, "buchholz": BUCHHOLZ}
+SWISS: tuple[Key, ...] = (Key.POINTS, Key.BH_C1, Key.BH, Key.SB, Key.WINS)
+"""The usual Swiss chain (FIDE C.07's common choice for individual Swiss events): points,
+then Buchholz Cut-1, Buchholz, Sonneborn-Berger, the number of wins."""
+
+SYSTEMS: Mapping[str, tuple[Key, ...]] = {"torino": TORINO, "buchholz": BUCHHOLZ, "swiss": SWISS}
 """The chains by the names a tournament setting uses."""
 
 

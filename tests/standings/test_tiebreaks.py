@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from apps.standings.tiebreaks import (
     BUCHHOLZ,
+    SWISS,
+    SYSTEMS,
     TORINO,
     Colour,
     CutVariant,
@@ -198,6 +200,13 @@ def test_players_equal_on_every_key_share_a_place_in_the_order_given():
     assert [(s.place, s.last) for s in standings] == [(1, 1), (2, 3), (2, 3), (4, 4)]
     reversed_input = rank(reversed(figures().values()), BUCHHOLZ)
     assert labels(reversed_input) == [("1", 2), ("2-3", 4), ("2-3", 1), ("4", 3)]
+
+
+def test_swiss_chain_is_bh_cut1_bh_then_sonneborn_berger():
+    # 1 and 4 are equal on points, BH-C1 (7/2) and BH (9/2); SB (5/2 against 2) puts 1 first.
+    assert SWISS == (Key.POINTS, Key.BH_C1, Key.BH, Key.SB, Key.WINS)
+    assert SYSTEMS["swiss"] is SWISS
+    assert labels(rank(figures().values(), SWISS)) == [("1", 2), ("2", 1), ("3", 4), ("4", 3)]
 
 
 @pytest.mark.parametrize(

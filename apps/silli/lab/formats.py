@@ -38,8 +38,8 @@ from .fields import Field
 from .results import play_game, results_rng
 from .swiss import EXACT, FAST, ExactSwiss, SwissState, pair_fast
 
-TIEBREAKS = ("torino", "buchholz")
-Tiebreak = Literal["torino", "buchholz"]
+TIEBREAKS = ("torino", "buchholz", "swiss")
+Tiebreak = Literal["torino", "buchholz", "swiss"]
 Uniform = Callable[[], float]
 """What draws a game's uniform number in [0, 1) (``random.Random.random``)."""
 

@@ -36,7 +36,7 @@ from apps.silli.lab import (
     parse_qualification,
 )
 from apps.silli.lab.engine import finish, simulate
-from apps.silli.lab.formats import Format
+from apps.silli.lab.formats import TIEBREAKS, Format
 from apps.silli.lab.measures import Tally
 from apps.silli.lab.swiss import ENGINES
 from apps.silli.swiss.acceleration import Acceleration
@@ -67,7 +67,7 @@ class Command(BaseCommand):
             "--acceleration", choices=[a.value for a in Acceleration], default="none"
         )
         parser.add_argument("--engine", choices=ENGINES, default="fast", help="swiss pairing")
-        parser.add_argument("--tiebreak", choices=("torino", "buchholz"))
+        parser.add_argument("--tiebreak", choices=TIEBREAKS)
         parser.add_argument("--qualify", help="top:K, top:P%%, overall:K or overall:P%%")
         parser.add_argument("--top", type=int, default=10, help="top-rated players to follow")
         parser.add_argument("--tournaments", type=int, default=100)
