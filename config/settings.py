@@ -368,6 +368,15 @@ CELERY_BEAT_SCHEDULE["accept-due-reports"] = {
     "task": "apps.results.tasks.accept_due_reports",
     "schedule": crontab(minute=17),
 }
+# A Swiss round whose deadline passed (the stage's swiss_round_days after it started) has its
+# unfinished games adjudicated and the next round paired, or left to the TDs, as the stage
+# says (apps/office/swiss_deadlines.py), checked every hour.
+CELERY_BEAT_SCHEDULE["swiss-deadlines"] = {
+    "task": "apps.office.tasks.swiss_deadlines",
+    "schedule": crontab(minute=23),
+    # One sweep is enough: a sweep not run by the next one's time is dropped.
+    "options": {"expires": 3600},
+}
 CELERY_BEAT_SCHEDULE["deadline-reminders"] = {
     "task": "apps.notifications.tasks.send_deadline_reminders",
     "schedule": crontab(hour=6, minute=0),

@@ -33,6 +33,7 @@ from apps.core.pages import show_refusal
 from apps.core.people import display_name, stored_display_name, td_name
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
+from apps.groups.rounds import round_deadline
 from apps.groups.services import assign_td
 from apps.results.closing import play_deadline
 from apps.stages.models import Stage, Tournament
@@ -104,8 +105,12 @@ def me(request: HttpRequest) -> HttpResponse:
     today = timezone.localdate()
     context = {
         "cards": cards,
-        # Each card with its stage's end of play (None without a date).
-        "entries": [(card, play_deadline(card.stage, today)) for card in cards],
+        # Each card with its stage's end of play (None without a date) and, in a Swiss stage,
+        # its current round's deadline (None without one).
+        "entries": [
+            (card, play_deadline(card.stage, today), round_deadline(card.group, stage=card.stage))
+            for card in cards
+        ],
         "directs": Group.objects.filter(td=user)
         .select_related("stage__tournament")
         .order_by("stage__tournament__name", "stage__order", "number"),

@@ -11,6 +11,7 @@ from django.db import models
 from django.urls import reverse
 
 from apps.core.results import Result
+from apps.stages.models import Stage
 
 
 class Group(models.Model):
@@ -181,6 +182,39 @@ class SwissBye(models.Model):
 
     def __str__(self) -> str:
         return f"bye in round {self.round} of {self.group}"
+
+
+class SwissRound(models.Model):
+    """A Swiss round's start and deadline: written when round 1 is published and when each
+    later round is paired (``due_at``: the start plus the stage's ``swiss_round_days``, None
+    without a deadline), and marked once when the deadline passes (apps/office/swiss.py)."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="swiss_rounds")
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    due_at = models.DateTimeField(null=True, blank=True)
+    deadline_passed_at = models.DateTimeField(null=True, blank=True)
+    # What was done when the deadline passed (the stage's ``swiss_at_deadline`` then:
+    # "adjudicate" or "td"), and how many of the round's games were unfinished.
+    at_deadline = models.CharField(max_length=16, blank=True)
+    open_at_deadline = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["group", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "number"], name="swiss_round_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.number} of {self.group}"
+
+    @property
+    def adjudicating(self) -> bool:
+        """The deadline passed and the unfinished games went to adjudication: for pairing,
+        each of them counts as a draw until its result is entered."""
+        return (
+            self.deadline_passed_at is not None and self.at_deadline == Stage.AtDeadline.ADJUDICATE
+        )
 
 
 class PublishedFileManager(models.Manager):

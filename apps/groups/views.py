@@ -14,6 +14,7 @@ from apps.stages.permissions import public_stages_filter
 
 from .models import Group, Seat
 from .pages import group_rows
+from .rounds import round_deadline
 from .services import group_lines, lines_for_seats, player_search
 
 # "Find a player" shows this many entries a page (``?q=…&page=N``, the shared _pager.html);
@@ -39,6 +40,7 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
         "can_enter": organizer or is_group_td(request.user, the_group),
         "contacts": contacts_for(request.user, the_group),
         "td_contact": the_group.td is not None and can_see_td_contact(request.user, the_group),
+        "round_deadline": round_deadline(the_group),
     }
     return render(request, "groups/group.html", context)
 

@@ -30,7 +30,7 @@ from apps.core.people import display_name, td_name
 from apps.core.permissions import require_signed_in
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
-from apps.groups.models import Game, Group, SwissBye
+from apps.groups.models import Game, Group, SwissBye, SwissRound
 from apps.groups.services import forfeit_counts, group_lines
 from apps.stages.models import Stage
 
@@ -264,6 +264,83 @@ def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
             )
         )
     return messages
+
+
+# ---------------------------------------------------------------------------
+# A Swiss round's deadline, to the stage's TD and organizers
+# ---------------------------------------------------------------------------
+
+# To the people who run the stage, about work they must do: sent whatever their preferences
+# (like a reminder of the end of play), once per address, keyed ``swiss-deadline:<stage>:<round>``.
+SWISS_DEADLINE_KIND = Kind.DEADLINE
+
+
+def swiss_deadline_key(stage_id: int, round_number: int) -> str:
+    return f"swiss-deadline:{stage_id}:{round_number}"
+
+
+@in_site_language
+def swiss_deadline_messages(stage_id: int, round_number: int) -> list[Message]:
+    """Round ``round_number`` of a Swiss stage passed its deadline with games unfinished:
+    the group's TD and the tournament's organizers get one e-mail each saying how many, which,
+    and what happens to them (the stage's mode then: adjudication and the next round paired,
+    or left to them)."""
+    rnd = (
+        SwissRound.objects.select_related("group__stage__tournament", "group__td")
+        .filter(
+            group__stage_id=stage_id,
+            group__stage__format=Stage.Format.SWISS,
+            number=round_number,
+            deadline_passed_at__isnull=False,
+        )
+        .first()
+    )
+    if rnd is None or not rnd.open_at_deadline:
+        return []
+    group = rnd.group
+    stage, tournament = group.stage, group.stage.tournament
+    people = list(tournament.organizers.filter(is_active=True))
+    if group.td is not None and group.td.is_active:
+        people.append(group.td)
+    addresses = list(
+        dict.fromkeys(p.email.strip().lower() for p in people if deliverable(p.email.strip()))
+    )
+    if not addresses:
+        return []
+    games = list(
+        Game.objects.filter(group=group, round=round_number, result="")
+        .select_related("white", "black")
+        .order_by("number")
+    )
+    context = {
+        "tournament": tournament,
+        "stage": stage,
+        "group": group,
+        "round": round_number,
+        "next_round": round_number + 1,
+        "count": rnd.open_at_deadline,
+        "passed_at": timezone.localtime(rnd.due_at or rnd.deadline_passed_at),
+        "adjudicate": rnd.adjudicating,
+        "last_round": round_number >= (stage.swiss_rounds or 0),
+        "games": games,
+        "results_url": absolute_url(
+            reverse("group-results", args=[tournament.slug, stage.order, group.number])
+        ),
+        "manage_url": absolute_url(reverse("stage-manage", args=[tournament.slug, stage.order])),
+    }
+    subject = ngettext(
+        "%(tournament)s, %(stage)s: round %(round)s ended with %(count)s game unfinished",
+        "%(tournament)s, %(stage)s: round %(round)s ended with %(count)s games unfinished",
+        rnd.open_at_deadline,
+    ) % {
+        "tournament": tournament.name,
+        "stage": stage.get_kind_display(),
+        "round": round_number,
+        "count": rnd.open_at_deadline,
+    }
+    body = render_to_string("notifications/email/swiss_deadline.txt", context)
+    key = swiss_deadline_key(stage.pk, round_number)
+    return [Message(SWISS_DEADLINE_KIND, key, address, subject, body) for address in addresses]
 
 
 # ---------------------------------------------------------------------------

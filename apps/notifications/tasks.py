@@ -49,6 +49,13 @@ def swiss_round_paired(stage_id: int, round_number: int) -> int:
 
 
 @shared_task(**RETRY)
+def swiss_round_deadline(stage_id: int, round_number: int) -> int:
+    """Round ``round_number`` of a Swiss stage passed its deadline with games unfinished: its
+    TD and the organizers are told (once each)."""
+    return send_all(services.swiss_deadline_messages(stage_id, round_number))
+
+
+@shared_task(**RETRY)
 def result_changed(game_id: int, version: int) -> int:
     return send_all(services.result_messages(game_id, version))
 

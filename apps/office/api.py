@@ -346,11 +346,27 @@ class SwissRoundsSerializer(serializers.Serializer):
     )
     complete = serializers.BooleanField(help_text="Every round is paired.")
     can_pair_next = serializers.BooleanField(
-        help_text="The next round can be paired now: the stage is in play, every game of the "
-        "current round has a result and rounds remain."
+        help_text="The next round can be paired now: the stage is in play, rounds remain and "
+        "every game of the current round has a result, or its deadline passed and its "
+        "unfinished games went to adjudication."
     )
     failure = serializers.CharField(
         help_text="Why the last request for the next round could not be paired (empty: none)."
+    )
+    due_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="The current round's deadline: its start plus the stage's swiss_round_days "
+        "(null: no deadline).",
+    )
+    deadline_passed = serializers.BooleanField(
+        help_text="The current round's deadline passed and was acted on (see at_deadline)."
+    )
+    at_deadline = serializers.ChoiceField(
+        choices=["", *Stage.AtDeadline.values],
+        help_text="What was done when the current round's deadline passed: adjudicate (its "
+        "unfinished games went to adjudication, each a draw for the next round's pairing only, "
+        "and the next round is paired), td (they were left to the TDs: the next round is "
+        "paired once they have results), or empty (not passed yet).",
     )
     requested = serializers.IntegerField(
         required=False, help_text="The round this request asked for (POST only)."
@@ -360,8 +376,11 @@ class SwissRoundsSerializer(serializers.Serializer):
 class NextRoundView(APIView):
     """A Swiss stage's rounds (GET) and pairing its next round (POST; organizers).
 
-    POST is refused (409) while a game of the current round has no result, when every round
-    is paired, or before the stage is published. The round is paired by a background task:
+    POST is refused (409) while a game of the current round has no result (unless the round's
+    deadline passed and its unfinished games went to adjudication: ``at_deadline``
+    ``adjudicate``), when every round is paired, or before the stage is published. ``due_at``
+    is the current round's deadline (null: none) and ``deadline_passed`` says whether it passed
+    and was acted on. The round is paired by a background task:
     the answer is 200 when it is paired already (``paired`` is the requested round), else 202;
     follow ``GET`` on the same address until ``paired`` reaches ``requested`` or ``failure``
     says why it could not be paired. Asking twice never pairs two rounds."""
@@ -371,7 +390,8 @@ class NextRoundView(APIView):
         responses={200: SwissRoundsSerializer, **error_responses(403, 404, 409)},
     )
     def get(self, request, pk: int) -> Response:
-        return Response(swiss_state(stage_for_action(request, pk)).as_dict())
+        state = swiss_state(stage_for_action(request, pk))
+        return Response(SwissRoundsSerializer(state.as_dict()).data)
 
     @extend_schema(
         summary="Pair a Swiss stage's next round",
@@ -386,7 +406,7 @@ class NextRoundView(APIView):
         stage = stage_for_action(request, pk)
         requested = start_next_round(request.user, stage)
         state = swiss_state(Stage.objects.select_related("tournament").get(pk=stage.pk))
-        data = {**state.as_dict(), "requested": requested}
+        data = SwissRoundsSerializer({**state.as_dict(), "requested": requested}).data
         if state.paired >= requested:
             return Response(data)
         url = reverse("api-stage-next-round", args=[stage.pk])

@@ -22,6 +22,9 @@ from apps.stages.models import (
     GROUP_TOO_SMALL,
     NATION_GAMES_TOO_MANY,
     REPORT_ACCEPT_DAYS,
+    ROUND_DAYS_MAX,
+    ROUND_DAYS_TOO_FEW,
+    ROUND_DAYS_TOO_MANY,
     SWISS_ROUNDS_TOO_FEW,
     SWISS_ROUNDS_TOO_MANY,
     Stage,
@@ -331,6 +334,28 @@ class StageForm(SettingsForm):
             "answers. Empty: 7."
         ),
     )
+    swiss_round_days = forms.IntegerField(
+        label=_("Days each round lasts"),
+        min_value=1,
+        max_value=ROUND_DAYS_MAX,
+        required=False,
+        error_messages={"min_value": ROUND_DAYS_TOO_FEW, "max_value": ROUND_DAYS_TOO_MANY},
+        help_text=_(
+            "Swiss only: a round's deadline is its start plus these days. Empty: no deadline. "
+            "A change applies from the next round on."
+        ),
+    )
+    swiss_at_deadline = forms.ChoiceField(
+        label=_("At a round's deadline"),
+        choices=Stage.AtDeadline.choices,
+        initial=Stage.AtDeadline.ADJUDICATE,
+        required=False,
+        help_text=_(
+            "Swiss only: what happens to the games still unfinished when a round's deadline "
+            "passes. Adjudicated games count as draws for the next round's pairing only; "
+            "their real results count once entered."
+        ),
+    )
 
     GROUPS = (
         (_("The stage"), ("kind", "order")),
@@ -354,7 +379,16 @@ class StageForm(SettingsForm):
             _("Qualification for the next stage"),
             ("qualify_rule", "qualify_value", "qualify_relative"),
         ),
-        (_("Play period"), ("play_starts_on", "play_ends_on", "report_accept_days")),
+        (
+            _("Play period"),
+            (
+                "play_starts_on",
+                "play_ends_on",
+                "report_accept_days",
+                "swiss_round_days",
+                "swiss_at_deadline",
+            ),
+        ),
     )
 
     def __init__(self, *args, tournament: Tournament, **kwargs) -> None:
@@ -365,6 +399,9 @@ class StageForm(SettingsForm):
 
     def clean_swiss_acceleration(self) -> str:
         return self.cleaned_data.get("swiss_acceleration") or Stage.Acceleration.NONE
+
+    def clean_swiss_at_deadline(self) -> str:
+        return self.cleaned_data.get("swiss_at_deadline") or Stage.AtDeadline.ADJUDICATE
 
     def clean_qualify_rule(self) -> str:
         return self.cleaned_data.get("qualify_rule") or ""

@@ -597,6 +597,7 @@ def stage_changes(stage: Stage, candidate: dict[str, Any]) -> dict[str, Any]:
             "min_group_size": candidate["group_size"],
             "swiss_rounds": None,
             "swiss_acceleration": "none",
+            "swiss_round_days": None,
         }
     if fmt == "silli":
         games = candidate["games_per_player"]

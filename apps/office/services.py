@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
+from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
@@ -126,6 +127,10 @@ def publish_draw(user, stage: Stage) -> Stage:
         stage.published_at = timezone.now()
         stage.save(update_fields=["status", "published_at"])
         record(Action.DRAW_PUBLISHED, user, stage=stage, digest=stage.draw_digest, seed=stage.seed)
+        if stage.is_swiss:
+            # Round 1 (paired by the draw) starts now; its deadline counts from here.
+            for group in stage.groups.all():
+                start_round(group, 1, stage.swiss_round_days, stage.published_at)
         # Every group gets its (empty) standings, so the stage's ranking has everyone: marked
         # pending with the publication, computed on commit.
         schedule_recomputes(stage.groups.values_list("pk", flat=True))

@@ -21,6 +21,11 @@ An entrant withdrawn from the stage is absent from every later round. The organi
 the next round (:func:`start_next_round`: checked at once, then queued); the Celery task
 (``tasks.pair_swiss_round``) runs :func:`pair_next_round` for that round number, so a repeated
 request or a redelivered task finds the round paired and writes nothing.
+
+A round's deadline (``swiss_deadlines.py``): a game left unfinished when its round's deadline
+passed in a stage that adjudicates them (``SwissRound.adjudicating``) is ``=`` for both sides —
+a draw, played, colours as paired — for pairing only (the old FIDE rule for adjourned games)
+until its result is entered, and it does not hold up the next round.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from apps.core.models import AuditEvent
 from apps.core.permissions import require_organizer
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
-from apps.groups.models import Game, Group, Seat, SwissBye
+from apps.groups.models import Game, Group, Seat, SwissBye, SwissRound
+from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.silli.swiss.dutch import Pairing, PairingError
 from apps.silli.swiss_system import SeatRound, colour_of_rule, pair_next
@@ -74,6 +80,14 @@ class SwissState:
     """Seats of entrants withdrawn from the stage."""
     failure: str = ""
     """Why the last attempt at the next round failed (empty: none since the last round)."""
+    current: SwissRound | None = None
+    """The last round paired's start and deadline (None: not recorded)."""
+
+    @property
+    def adjudicating(self) -> bool:
+        """The current round's deadline passed and its unfinished games went to adjudication:
+        they no longer hold up the next round."""
+        return self.current is not None and self.current.adjudicating
 
     @property
     def complete(self) -> bool:
@@ -86,7 +100,7 @@ class SwissState:
             and self.stage.status == Stage.Status.PUBLISHED
             and not self.group.is_closed
             and not self.complete
-            and self.open_games == 0
+            and (self.open_games == 0 or self.adjudicating)
         )
 
     def as_dict(self) -> dict:
@@ -98,6 +112,9 @@ class SwissState:
             "complete": self.complete,
             "can_pair_next": self.can_pair_next,
             "failure": self.failure,
+            "due_at": self.current.due_at if self.current else None,
+            "deadline_passed": bool(self.current and self.current.deadline_passed_at),
+            "at_deadline": self.current.at_deadline if self.current else "",
         }
 
 
@@ -121,6 +138,7 @@ def swiss_state(stage: Stage, *, cells: bool = False) -> SwissState:
     open_games = games.filter(round=paired, result="").count() if paired else 0
     state = SwissState(stage, group, rounds, paired, open_games)
     state.failure = _last_failure(stage, paired)
+    state.current = SwissRound.objects.filter(group=group, number=paired).first()
     if cells:
         _read_cells(state)
     return state
@@ -143,12 +161,13 @@ def _read_cells(state: SwissState) -> None:
     state.seats = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
     seat = state.seats
     by_round: dict[int, dict[int, SeatRound]] = {s: {} for s in seat.values()}
+    adjudicated = {r.number for r in SwissRound.objects.filter(group=group) if r.adjudicating}
     rows = Game.objects.filter(group=group).values_list("round", "white_id", "black_id", "result")
     for rnd, white, black, code in rows:
         if rnd is None:
             continue
         w, b = seat[white], seat[black]
-        by_round[w][rnd], by_round[b][rnd] = _game_cells(w, b, code)
+        by_round[w][rnd], by_round[b][rnd] = _game_cells(w, b, code, rnd in adjudicated)
     for rnd, entrant in SwissBye.objects.filter(group=group).values_list("round", "entrant_id"):
         by_round[seat[entrant]][rnd] = SeatRound(None, None, "U")
     absent = SeatRound(None, None, "Z")
@@ -162,11 +181,15 @@ def _read_cells(state: SwissState) -> None:
     state.withdrawn = {seat[e] for e in gone}
 
 
-def _game_cells(white: int, black: int, code: str) -> tuple[SeatRound, SeatRound]:
-    """Each side's cell of a game (an unfinished game: result blank)."""
+def _game_cells(
+    white: int, black: int, code: str, adjudicated: bool = False
+) -> tuple[SeatRound, SeatRound]:
+    """Each side's cell of a game (an unfinished game: result blank; a draw if its round's
+    deadline sent it to adjudication)."""
     result = Result(code)
     if not result.finished:
-        return SeatRound(black, True, " "), SeatRound(white, False, " ")
+        mark = "=" if adjudicated else " "
+        return SeatRound(black, True, mark), SeatRound(white, False, mark)
     w, b = result.outcomes
     table = _CODE if result.played else _FORFEIT
     return SeatRound(black, True, table[w]), SeatRound(white, False, table[b])
@@ -203,7 +226,7 @@ def _check_can_pair(state: SwissState, round_number: int | None) -> int:
             ErrorCode.WRONG_STATUS,
             _("All %(rounds)s rounds are paired.") % {"rounds": state.rounds},
         )
-    if state.open_games:
+    if state.open_games and not state.adjudicating:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
             _(
@@ -323,6 +346,7 @@ def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
             group=group, round=number, entrant_id=entrant_of[pairing.bye]
         )
         bye = bye_entry.entrant.code
+    start_round(group, number, group.stage.swiss_round_days)
     return RoundOutcome(number, len(pairing.pairs), bye, True)
 
 

@@ -112,6 +112,18 @@ def pair_swiss_round(stage_id: int, round_number: int, user_id: int | None = Non
     return outcome.games if outcome.created else 0
 
 
+@shared_task(outbox=False, acks_late=True, autoretry_for=(DatabaseError,), max_retries=3)
+def swiss_deadlines(now: str | None = None) -> list[int]:
+    """Every hour (beat): act on the Swiss rounds whose deadline passed
+    (``swiss_deadlines.swiss_deadlines_due``; ``now`` an ISO date-time, default now). A second
+    run, or one running alongside, does nothing more; the stages acted on now."""
+    from datetime import datetime
+
+    from . import swiss_deadlines as deadlines
+
+    return deadlines.swiss_deadlines_due(datetime.fromisoformat(now) if now else None)
+
+
 def _lab_failed(task, exc, task_id, args, kwargs, einfo) -> None:
     """``on_failure`` of a lab run's task: the run would show "simulating" for ever."""
     lab.fail(args[0], f"The run stopped on an error ({exc}); start it again.")

@@ -36,6 +36,7 @@ from apps.entrants.forms import ImportUploadForm
 from apps.entrants.models import Entrant
 from apps.groups.models import Group
 from apps.groups.pages import group_rows
+from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
 from apps.stages import services as setup
@@ -150,6 +151,7 @@ def verify_command(stage: Stage) -> str:
 def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
     seed = services.generate_seed() if request.GET.get("generate") else stage.seed
     latest_job = stage.draw_jobs.first()
+    swiss_group = swiss.swiss_group(stage) if stage.is_swiss and stage.is_public else None
     context = {
         "tournament": stage.tournament,
         "stage": stage,
@@ -162,6 +164,8 @@ def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
         "play": closing.play_summary(stage) if stage.is_public else None,
         "results_upload_form": ResultImportUploadForm(auto_id="results_%s"),
         "swiss": swiss.swiss_state(stage) if stage.is_swiss else None,
+        "round_deadline": round_deadline(swiss_group),
+        "adjudicator_note": adjudicator_note(swiss_group),
     }
     return render(request, "stages/manage.html", context)
 

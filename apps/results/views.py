@@ -30,6 +30,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import is_organizer
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
+from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.groups.services import assign_td
 from apps.stages.models import Stage
 from apps.stages.pages import manage_url, organizer_page
@@ -146,6 +147,8 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "import_form": ResultImportUploadForm(auto_id="import_%s"),
         "changes": recent_changes(group),
         "deadline": play_deadline(group.stage),
+        "round_deadline": round_deadline(group),
+        "adjudicator_note": adjudicator_note(group),
     }
     context["disputed"], context["pending"] = report_queue(group)
     return render(request, "results/results.html", context)

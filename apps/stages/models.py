@@ -61,6 +61,13 @@ SWISS_ROUNDS_TOO_FEW = _("A Swiss stage needs at least one round.")
 SWISS_ROUNDS_TOO_MANY = _with_limit(
     _("More than %(limit)s rounds is beyond what a correspondence stage can play."), GAMES_MAX
 )
+# How long a Swiss round may last, in days (empty: no deadline).
+ROUND_DAYS_MAX = 365
+ROUND_DAYS_TOO_FEW = _("A round lasts at least one day.")
+ROUND_DAYS_TOO_MANY = _with_limit(
+    _("A round of more than %(limit)s days is beyond a correspondence stage's calendar."),
+    ROUND_DAYS_MAX,
+)
 
 
 def games_validators() -> list:
@@ -200,6 +207,12 @@ class Stage(models.Model):
         BAKU = "baku", _("Baku (FIDE)")
         GENERAL = "general", _("general (half the players)")
 
+    class AtDeadline(TextChoices):
+        """What happens when a Swiss round's deadline passes with games unfinished."""
+
+        ADJUDICATE = "adjudicate", _("adjudicate the unfinished games and pair the next round")
+        TD = "td", _("leave the unfinished games to the TDs; pair when they have results")
+
     class QualifyRule(TextChoices):
         THRESHOLD = "threshold", _("points threshold")
         LOSS_CAP = "loss_cap", _("cap on points lost")
@@ -254,6 +267,23 @@ class Stage(models.Model):
         choices=Acceleration.choices,
         default=Acceleration.NONE,
         verbose_name=_("acceleration"),
+    )
+    # A Swiss round's deadline: the days from its start (None: no deadline), and what happens
+    # to the games still unfinished when it passes (apps/office/swiss_deadlines.py).
+    swiss_round_days = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[
+            MinValueValidator(1, message=ROUND_DAYS_TOO_FEW),
+            MaxValueValidator(ROUND_DAYS_MAX, message=ROUND_DAYS_TOO_MANY),
+        ],
+        verbose_name=_("days each round lasts"),
+    )
+    swiss_at_deadline = models.CharField(
+        max_length=16,
+        choices=AtDeadline.choices,
+        default=AtDeadline.ADJUDICATE,
+        verbose_name=_("at a round's deadline"),
     )
     min_group_size = models.PositiveIntegerField(
         default=100,
@@ -395,6 +425,10 @@ class Stage(models.Model):
         if self.swiss_rounds:
             errors["swiss_rounds"] = str(
                 _("Only a Swiss stage is played in rounds; leave the rounds empty.")
+            )
+        if self.swiss_round_days:
+            errors["swiss_round_days"] = str(
+                _("Only a Swiss stage has round deadlines; leave the days each round lasts empty.")
             )
         if self.swiss_acceleration and self.swiss_acceleration != self.Acceleration.NONE:
             errors["swiss_acceleration"] = str(

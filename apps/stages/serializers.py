@@ -26,6 +26,9 @@ from .models import (
     GROUP_TOO_LARGE,
     GROUP_TOO_SMALL,
     NATION_GAMES_TOO_MANY,
+    ROUND_DAYS_MAX,
+    ROUND_DAYS_TOO_FEW,
+    ROUND_DAYS_TOO_MANY,
     SWISS_ROUNDS_TOO_FEW,
     SWISS_ROUNDS_TOO_MANY,
     Stage,
@@ -157,6 +160,8 @@ class StageSerializer(serializers.ModelSerializer):
             "play_starts_on",
             "play_ends_on",
             "report_accept_days",
+            "swiss_round_days",
+            "swiss_at_deadline",
             "seed",
             "entrants_digest",
             "draw_digest",
@@ -440,6 +445,25 @@ class StageWriteSerializer(serializers.ModelSerializer):
         max_value=90,
         help_text="A result a player reports stands after this many days unless the opponent "
         "confirms or disputes it first (default 7). May change until the stage is closed.",
+    )
+    swiss_round_days = serializers.IntegerField(
+        min_value=1,
+        max_value=ROUND_DAYS_MAX,
+        allow_null=True,
+        required=False,
+        error_messages={"min_value": ROUND_DAYS_TOO_FEW, "max_value": ROUND_DAYS_TOO_MANY},
+        help_text=f"A Swiss stage's days each round lasts (1–{ROUND_DAYS_MAX}): a round's "
+        "deadline is its start plus these days; null: no deadline (and for other formats). "
+        "May change until the stage is closed; a change applies from the next round on.",
+    )
+    swiss_at_deadline = serializers.ChoiceField(
+        choices=Stage.AtDeadline.choices,
+        required=False,
+        help_text="What happens when a Swiss round's deadline passes with games unfinished: "
+        "adjudicate (default: they go to adjudication and the next round is paired at once, "
+        "each such game counted as a draw for the pairing only) or td (they are left to the "
+        "TDs, who are e-mailed; the next round is paired once they have results). Ignored by "
+        "other formats. May change until the stage is closed.",
     )
 
     API_NAMES = {"games_per_player_override": ("games_per_player",)}

@@ -12,7 +12,8 @@ Settings and when they freeze (:func:`frozen_stage_fields`, :func:`frozen_tourna
 - its kind and place (``PLACE_FIELDS``) change until it is drawn (and not while a draw runs);
 - its qualification rule (``QUALIFICATION_FIELDS``) until the qualification is confirmed,
   as on the qualification page;
-- its play period (``PLAY_FIELDS``) until it is closed;
+- its play period (``PLAY_FIELDS``, a Swiss round's deadline among them) until it is closed
+  (a new number of days each round lasts applies from the next round on);
 - the tournament's games per player while no Silli stage that plays them has closed its
   registration; its points, tie-breaks and ranking until a stage is published (standings are
   counted with them); its name, address, description, contact and dates always.
@@ -78,7 +79,13 @@ PAIRING_FIELDS = (
     "swiss_acceleration",
 )
 QUALIFICATION_FIELDS = ("qualify_rule", "qualify_value", "qualify_relative")
-PLAY_FIELDS = ("play_starts_on", "play_ends_on", "report_accept_days")
+PLAY_FIELDS = (
+    "play_starts_on",
+    "play_ends_on",
+    "report_accept_days",
+    "swiss_round_days",
+    "swiss_at_deadline",
+)
 STAGE_FIELDS = PLACE_FIELDS + PAIRING_FIELDS + QUALIFICATION_FIELDS + PLAY_FIELDS
 
 SLUG_MAX_LENGTH = Tournament._meta.get_field("slug").max_length

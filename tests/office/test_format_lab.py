@@ -15,6 +15,7 @@ from apps.office.models import LabRun
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
+from apps.stages.services import update_stage
 
 pytestmark = pytest.mark.django_db
 
@@ -186,10 +187,12 @@ def test_applying_a_candidate_sets_the_stage_and_is_audited(
     assert (stage.format, stage.swiss_rounds, stage.swiss_acceleration) == ("swiss", 5, "baku")
     assert stage.games_per_player_override is None
 
-    # And back: a Silli candidate clears the Swiss settings.
+    # And back: a Silli candidate clears the Swiss settings (the round deadline too).
+    update_stage(organizer, stage, swiss_round_days=10)
     client.post(url + "apply/1/")
     stage.refresh_from_db()
     assert (stage.format, stage.swiss_rounds, stage.swiss_acceleration) == ("silli", None, "none")
+    assert stage.swiss_round_days is None
 
 
 def test_applying_is_refused_once_registration_is_closed(

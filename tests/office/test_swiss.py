@@ -230,6 +230,9 @@ def test_next_round_through_the_api(organizer, django_capture_on_commit_callback
         "complete": False,
         "can_pair_next": False,
         "failure": "",
+        "due_at": None,
+        "deadline_passed": False,
+        "at_deadline": "",
     }
     # a second request while round 2 is open is refused: never two rounds at once
     assert client.post(url).status_code == 409
