@@ -56,6 +56,7 @@ class Action(StrEnum):
     SWISS_ROUND_REQUESTED = "swiss.round_requested"  # a Swiss stage's next round was queued
     SWISS_ROUND_PAIRED = "swiss.round_paired"  # a Swiss round's games (and bye) were written
     SWISS_ROUND_FAILED = "swiss.round_failed"  # a Swiss round could not be paired (error)
+    SWISS_LATE_ENTRANT_ADDED = "swiss.late_entrant_added"  # a late entrant took the next seat
     # groups and results
     GROUP_TD_ASSIGNED = "group.td_assigned"  # a group's TD was named or removed
     RESULT_ENTERED = "result.entered"  # an unfinished game got a result
