@@ -57,6 +57,7 @@ class MyGame:
     round: int | None = None  # a Swiss's (or a round robin's) round
 
     bye = False  # see MyBye
+    absent = False  # see MyAbsence
 
     @property
     def reported_by_me(self) -> bool:
@@ -87,6 +88,7 @@ class MyBye:
     points: Decimal
 
     bye = True
+    absent = False
 
     @property
     def text(self) -> str:
@@ -94,6 +96,21 @@ class MyBye:
         return ngettext(
             "bye — %(points)s point", "bye — %(points)s points", int(self.points) if whole else 2
         ) % {"points": points_text(self.points)}
+
+
+@dataclass(frozen=True)
+class MyAbsence:
+    """A Swiss round the player was not paired in: 0 points (a late entrant's rounds before
+    they joined, a withdrawn player's after they left)."""
+
+    round: int
+
+    bye = False
+    absent = True
+
+    @property
+    def text(self) -> str:
+        return gettext("not paired in this round — no points")
 
 
 @dataclass
@@ -117,15 +134,18 @@ class MyStage:
         return self.stage.is_swiss
 
     @property
-    def rows(self) -> list[MyGame | MyBye]:
-        """The lines of the games table: the games, a Swiss's by round with the bye."""
+    def rows(self) -> list[MyGame | MyBye | MyAbsence]:
+        """The lines of the games table: the games, a Swiss's by round with the bye and the
+        rounds paired without the player."""
         if not self.is_swiss:
             return list(self.games)
         games = sorted(self.games, key=lambda g: (g.round or 0, g.number))
-        rows: list[MyGame | MyBye] = list(games)
+        rows: list[MyGame | MyBye | MyAbsence] = list(games)
         if self.bye_round is not None:
             rows.append(MyBye(self.bye_round, self.tournament.points_win))
-            rows.sort(key=lambda row: row.round or 0)  # stable: games keep their order
+        known = {row.round for row in rows}
+        rows += [MyAbsence(r) for r in range(1, self.paired + 1) if r not in known]
+        rows.sort(key=lambda row: row.round or 0)  # stable: games keep their order
         return rows
 
     @property

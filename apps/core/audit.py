@@ -58,6 +58,7 @@ class Action(StrEnum):
     SWISS_ROUND_FAILED = "swiss.round_failed"  # a Swiss round could not be paired (error)
     # a Swiss round's deadline passed (round, open_games, mode: adjudicate or td; the system)
     SWISS_ROUND_DEADLINE_PASSED = "swiss.round_deadline_passed"
+    SWISS_LATE_ENTRANT_ADDED = "swiss.late_entrant_added"  # a late entrant took the next seat
     # groups and results
     GROUP_TD_ASSIGNED = "group.td_assigned"  # a group's TD was named or removed
     RESULT_ENTERED = "result.entered"  # an unfinished game got a result

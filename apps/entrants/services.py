@@ -440,6 +440,12 @@ def _generated_code(tournament_id: int) -> str:
     return f"E{max(numbers, default=0) + 1:06d}"
 
 
+def new_code(tournament_id: int) -> str:
+    """The next free code E000001 … of the tournament, for another app's action that registers
+    an entrant (a Swiss stage's late entrant)."""
+    return _generated_code(tournament_id)
+
+
 def _code_taken(code: str) -> ActionError:
     return ActionError(
         ErrorCode.CONFLICT,

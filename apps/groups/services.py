@@ -42,14 +42,17 @@ class Opponent:
 
 @dataclass(frozen=True)
 class SwissRound:
-    """One round of a Swiss seat: its game's opponent, or None for the bye."""
+    """One round of a Swiss seat: its game's opponent, or None for the bye (or, ``absent``,
+    a round the seat was not paired in: a late entrant's rounds before they joined, a
+    withdrawn player's after they left; 0 points)."""
 
     number: int
     opponent: Opponent | None
+    absent: bool = False
 
     @property
     def bye(self) -> bool:
-        return self.opponent is None
+        return self.opponent is None and not self.absent
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,22 @@ class SeatLine:
     opponents: list[Opponent]
     byes: tuple[int, ...] = ()
     """The Swiss rounds in which this seat had the pairing-allocated bye (a win's points)."""
+    paired: int = 0
+    """A Swiss group's rounds paired so far (0: not known): the rounds up to it without a
+    game or a bye are listed as not paired."""
 
     @property
     def by_round(self) -> list[SwissRound]:
-        """The seat's rounds in order, the byes among them (a Swiss group's start list)."""
+        """The seat's rounds in order, the byes and the rounds not paired among them (a Swiss
+        group's start list)."""
         rounds = [SwissRound(o.round, o) for o in self.opponents if o.round is not None]
         rounds += [SwissRound(number, None) for number in self.byes]
+        known = {r.number for r in rounds}
+        rounds += [
+            SwissRound(number, None, absent=True)
+            for number in range(1, self.paired + 1)
+            if number not in known
+        ]
         return sorted(rounds, key=lambda r: r.number)
 
     @property
@@ -122,21 +135,21 @@ def group_lines(group: Group, *, byes: bool | None = None) -> list[SeatLine]:
     seats = list(group.seats.select_related("entrant").order_by("number"))
     for seat in seats:
         seat.group = group
-    games = Game.objects.filter(group=group).values_list(*GAME_ROW)
+    games = list(Game.objects.filter(group=group).values_list(*GAME_ROW))
     lines = seat_lines(seats, games, {(s.group_id, s.entrant_id): s for s in seats})
     if byes is None:
         byes = Group.stage.is_cached(group) and group.stage.is_swiss
     if not byes:
         return lines
     by_entrant: dict[int, list[int]] = defaultdict(list)
+    paired = max((row[2] or 0 for row in games), default=0)
     for entrant_id, number in (
         SwissBye.objects.filter(group=group).order_by("round").values_list("entrant_id", "round")
     ):
         by_entrant[entrant_id].append(number)
+        paired = max(paired, number)
     return [
-        replace(line, byes=tuple(by_entrant[line.seat.entrant_id]))
-        if line.seat.entrant_id in by_entrant
-        else line
+        replace(line, byes=tuple(by_entrant.get(line.seat.entrant_id, ())), paired=paired)
         for line in lines
     ]
 

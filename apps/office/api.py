@@ -29,6 +29,7 @@ from rest_framework.views import APIView
 
 from apps.core.api import error_responses
 from apps.core.permissions import require_organizer
+from apps.entrants.serializers import EntrantDetailsSerializer
 from apps.entrants.services import close_registration, reopen_registration
 from apps.groups.lookups import counted_stage_for_reading, counted_stages_visible_to
 from apps.stages.lookups import stage_for_action
@@ -57,6 +58,7 @@ from .models import LabRun
 from .publication import not_published, publication_progress
 from .services import cancel_draw, generate_seed, publish_draw, start_draw
 from .swiss import start_next_round, swiss_state
+from .swiss_late import add_late_entrant
 
 
 class DrawRequestSerializer(serializers.Serializer):
@@ -411,6 +413,51 @@ class NextRoundView(APIView):
             return Response(data)
         url = reverse("api-stage-next-round", args=[stage.pk])
         return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": url})
+
+
+class LateEntrantSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    nation = serializers.CharField()
+    rating = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(help_text="Their seat: the start list's number, at the end.")
+    pairing_number = serializers.IntegerField(
+        help_text="Their pairing number (FIDE's TPN) as the next round is paired: the place "
+        "their rating gives them in the initial order of all the players."
+    )
+    first_round = serializers.IntegerField(
+        help_text="The first round they are paired in; the rounds before it count for them as "
+        "not paired (0 points)."
+    )
+    existing = serializers.BooleanField(
+        help_text="An entrant of the tournament already (the code of an earlier stage's "
+        "entrant), not a new one."
+    )
+
+
+class LateEntrantsView(APIView):
+    """Add a late entrant to a Swiss stage (organizers): a published Swiss stage whose group
+    is open and whose last round is not paired yet. The player takes the next seat (the
+    group's size + 1) and is paired from the next round on by their pairing number; the rounds
+    already paired count for them as not paired, 0 points.
+
+    ``code``: left out or empty, a new code is made; the code of an entrant of the tournament
+    who is not in this stage enters that entrant (the details sent must be theirs: name and
+    nation, and the rating, person and e-mail if sent). 400 lists every bad field; 409 for a
+    stage that takes no late entrant now, an entrant already in the stage or a code whose
+    entrant's details differ."""
+
+    @extend_schema(
+        summary="Add a late entrant to a Swiss stage",
+        request=EntrantDetailsSerializer,
+        responses={201: LateEntrantSerializer, **error_responses(400, 403, 404, 409)},
+    )
+    def post(self, request, pk: int) -> Response:
+        stage = stage_for_action(request, pk)
+        params = EntrantDetailsSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        late = add_late_entrant(request.user, stage, **params.validated_data)
+        return Response(late.as_dict(), status=status.HTTP_201_CREATED)
 
 
 class PublicationProgressView(APIView):

@@ -10,6 +10,7 @@ from .api import (
     DrawView,
     LabRunsView,
     LabRunView,
+    LateEntrantsView,
     NextRoundView,
     PublicationProgressView,
     PublishView,
@@ -43,6 +44,9 @@ urlpatterns = [
         name="api-stage-publication",
     ),
     path("stages/<int:pk>/next-round/", NextRoundView.as_view(), name="api-stage-next-round"),
+    path(
+        "stages/<int:pk>/late-entrants/", LateEntrantsView.as_view(), name="api-stage-late-entrants"
+    ),
     path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
     path("stages/<int:pk>/lab-runs/", LabRunsView.as_view(), name="api-stage-lab-runs"),
     path("lab-runs/<int:pk>/", LabRunView.as_view(), name="api-lab-run"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from apps.entrants.forms import EntrantForm
 from apps.stages.models import (
     GAMES_MAX,
     GAMES_MIN,
@@ -412,3 +413,17 @@ class StageForm(SettingsForm):
 
 def stage_initial(stage: Stage) -> dict:
     return {name: getattr(stage, name) for name in StageForm.base_fields if name != "frozen_fields"}
+
+
+class LateEntrantForm(EntrantForm):
+    """A Swiss stage's late entrant: code (empty: one is made; the code of an entrant of an
+    earlier stage enters them), name, nation, rating, e-mail."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("auto_id", "late_%s")
+        super().__init__(*args, **kwargs)
+        del self.fields["person"]
+        self.fields["code"].help_text = _(
+            "Empty: a new code E000001, … is made. The code of an entrant of an earlier stage "
+            "enters that entrant (with their registered name and nation)."
+        )

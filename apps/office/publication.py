@@ -32,6 +32,7 @@ from apps.stages.models import DrawJob, Stage
 from apps.standings.services import ranking_state
 
 from .draw import earlier_groups, met_before_pairs
+from .swiss_late import late_entrant_codes
 
 
 def draw_file(stage: Stage) -> str | None:
@@ -59,7 +60,13 @@ def draw_file(stage: Stage) -> str | None:
 
 
 def public_entrants_csv(stage: Stage) -> str:
-    return entrants_csv(engine_entrants(stage), public=True)
+    """The entrant list the draw was made from: a Swiss stage's late entrants (seated after
+    the draw) are not in it, so the draw still verifies."""
+    entrants = engine_entrants(stage)
+    if stage.is_swiss:
+        late = set(late_entrant_codes(stage))
+        entrants = [e for e in entrants if e.code not in late]
+    return entrants_csv(entrants, public=True)
 
 
 def _two_columns(header: tuple[str, str], rows) -> str:

@@ -26,6 +26,11 @@ A round's deadline (``swiss_deadlines.py``): a game left unfinished when its rou
 passed in a stage that adjudicates them (``SwissRound.adjudicating``) is ``=`` for both sides —
 a draw, played, colours as paired — for pairing only (the old FIDE rule for adjourned games)
 until its result is entered, and it does not hold up the next round.
+
+Late entrants (:mod:`.swiss_late`) sit at the end, so the seats are the pairing numbers only
+until one joins; the engine is given the seats in pairing-number order (``SwissState.order``,
+FIDE's initial order of all of them), and a late entrant's rounds before they joined are
+``Z``.
 """
 
 from __future__ import annotations
@@ -47,7 +52,13 @@ from apps.groups.models import Game, Group, Seat, SwissBye, SwissRound
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.silli.swiss.dutch import Pairing, PairingError
-from apps.silli.swiss_system import SeatRound, colour_of_rule, pair_next
+from apps.silli.swiss_system import (
+    RankedPlayer,
+    SeatRound,
+    colour_of_rule,
+    pair_next,
+    pairing_order,
+)
 from apps.stages.models import Stage
 from apps.stages.services import locked
 from apps.standings.services import schedule_recomputes
@@ -74,6 +85,9 @@ class SwissState:
     """Games of the last round paired still without a result."""
     seats: dict[int, int] = field(default_factory=dict)
     """entrant id → seat (the start number)."""
+    order: list[int] = field(default_factory=list)
+    """The seats in pairing-number order (TPN 1 first): the seats themselves unless a late
+    entrant joined (:func:`~apps.silli.swiss_system.pairing_order`)."""
     cells: dict[int, list[SeatRound]] = field(default_factory=dict)
     """seat → its rounds so far, one cell a round."""
     withdrawn: set[int] = field(default_factory=set)
@@ -158,7 +172,15 @@ def _last_failure(stage: Stage, paired: int) -> str:
 def _read_cells(state: SwissState) -> None:
     group = state.group
     assert group is not None
-    state.seats = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
+    seated = list(
+        Seat.objects.filter(group=group).values_list(
+            "entrant_id", "number", "entrant__code", "entrant__name", "entrant__rating"
+        )
+    )
+    state.seats = {entrant: number for entrant, number, *_ in seated}
+    state.order = pairing_order(
+        {number: RankedPlayer(code, name, rating) for _, number, code, name, rating in seated}
+    )
     seat = state.seats
     by_round: dict[int, dict[int, SeatRound]] = {s: {} for s in seat.values()}
     adjudicated = {r.number for r in SwissRound.objects.filter(group=group) if r.adjudicating}
@@ -289,6 +311,7 @@ def pair_next_round(
                 stage.swiss_acceleration,
                 colour_of_rule(group.rule),
                 state.withdrawn,
+                state.order,
             )
         except PairingError as exc:
             raise ActionError(

@@ -23,6 +23,7 @@ urlpatterns = [
     path(STAGE + "draw/cancel/", views.draw_cancel, name="stage-draw-cancel"),
     path(STAGE + "publish/", views.publish, name="stage-publish"),
     path(STAGE + "next-round/", views.next_round, name="stage-next-round"),
+    path(STAGE + "late-entrants/", views.late_entrant, name="stage-late-entrant"),
     path(STAGE + "publish/progress/", views.publication_progress, name="publication-progress"),
     path(STAGE + "files/<str:name>", views.published_file, name="stage-file"),
     path(STAGE + "lab/", views.lab, name="stage-lab"),

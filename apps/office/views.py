@@ -45,11 +45,12 @@ from apps.stages.pages import action_failed, manage_url, organizer_page, visible
 from apps.standings.services import drawn_games
 
 from . import lab as lab_service
-from . import publication, services, swiss
+from . import publication, services, swiss, swiss_late
 from .draw import job_progress
 from .forms import (
     DrawForm,
     EditTournamentForm,
+    LateEntrantForm,
     NewTournamentForm,
     SettingsForm,
     StageForm,
@@ -149,6 +150,16 @@ def verify_command(stage: Stage) -> str:
 
 @organizer_page
 def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
+    return _manage_page(request, stage)
+
+
+def _manage_page(
+    request: HttpRequest,
+    stage: Stage,
+    *,
+    late_form: LateEntrantForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     seed = services.generate_seed() if request.GET.get("generate") else stage.seed
     latest_job = stage.draw_jobs.first()
     swiss_group = swiss.swiss_group(stage) if stage.is_swiss and stage.is_public else None
@@ -166,8 +177,9 @@ def manage(request: HttpRequest, stage: Stage) -> HttpResponse:
         "swiss": swiss.swiss_state(stage) if stage.is_swiss else None,
         "round_deadline": round_deadline(swiss_group),
         "adjudicator_note": adjudicator_note(swiss_group),
+        "late_form": late_form or LateEntrantForm(),
     }
-    return render(request, "stages/manage.html", context)
+    return render(request, "stages/manage.html", context, status=status)
 
 
 @require_POST
@@ -188,6 +200,43 @@ def next_round(request: HttpRequest, stage: Stage) -> HttpResponse:
             _("Round %(round)s is being paired; this page shows it once it is done.")
             % {"round": number},
         )
+    return redirect(manage_url(stage) + "#rounds")
+
+
+@require_POST
+@organizer_page
+def late_entrant(request: HttpRequest, stage: Stage) -> HttpResponse:
+    """A Swiss stage's late entrant: seated at the end, paired from the next round on. A
+    form with errors comes back on the manage page, each error at its field."""
+    form = LateEntrantForm(request.POST)
+    if not form.is_valid():
+        return _manage_page(request, stage, late_form=form, status=400)
+    values = {name: form.cleaned_data[name] for name in form.fields}
+    try:
+        late = swiss_late.add_late_entrant(request.user, stage, **values)
+    except ActionError as error:
+        if error.code == ErrorCode.PERMISSION_DENIED:
+            show_refusal(request, error)
+        fields = [d for d in error.details if d.get("field") in form.fields]
+        for detail in fields:
+            form.add_error(detail["field"], detail["message"])
+        form.add_error(None, error.message)
+        return _manage_page(request, stage, late_form=form, status=error.http_status)
+    entrant = late.entry.entrant
+    messages.success(
+        request,
+        _(
+            "%(name)s (%(code)s) joins the stage at seat %(seat)s with pairing number "
+            "%(tpn)s and is paired from round %(round)s on."
+        )
+        % {
+            "name": entrant.name,
+            "code": entrant.code,
+            "seat": late.seat.number,
+            "tpn": late.pairing_number,
+            "round": late.first_round,
+        },
+    )
     return redirect(manage_url(stage) + "#rounds")
 
 

@@ -4,8 +4,12 @@ the Dutch engine (:mod:`apps.silli.swiss`).
 Pure Python, like the rest of the engine. This module adapts the engine's TRF-shaped state
 (:class:`~apps.silli.swiss.trf.Tournament`) to the stage's seats:
 
-* a player's start number (FIDE's TPN) is their seat: the seats are in the initial order,
-  rating descending, then name, then code (:func:`initial_order`);
+* a player's start number is their seat: the draw seats in the initial order, rating
+  descending, then name, then code (:func:`initial_order`), so the seats are FIDE's pairing
+  numbers (TPN) until a late entrant joins at the end (seat n + 1). Then the pairing numbers
+  are the initial order of all the seats again (FIDE C.04.2: late entrants' pairing numbers
+  are reassigned by the initial ranking): :func:`pairing_order` gives the seats in TPN
+  order, and :func:`pair_next` relabels seats ↔ TPN around the engine, which sees 1..n;
 * the draw pairs round 1 (:meth:`SwissSystem.draw_group`); the initial colour (the colour the
   top seat gets in round 1, FIDE C.04.3 E.5) comes from the seed and is recorded in the
   group's ``rule`` (``"dutch white1"`` / ``"dutch black1"``), so that the verifier and every
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .entrants import Entrant
 from .records import DrawError, Game, GroupDraw, Seat
@@ -38,19 +42,55 @@ ACCELERATIONS = tuple(a.value for a in Acceleration)
 
 __all__ = [
     "SWISS",
+    "Ranked",
+    "RankedPlayer",
     "SeatRound",
     "SwissSystem",
     "initial_colour",
     "initial_order",
     "pair_next",
+    "pairing_order",
     "rule_text",
     "colour_of_rule",
 ]
 
 
+class Ranked(Protocol):
+    """What the initial order reads of a player (an engine entrant or a stored one)."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def rating(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPlayer:
+    """A player as the initial order reads them (where no whole entrant is at hand)."""
+
+    code: str
+    name: str
+    rating: int | None = None
+
+
+def _initial_key(e: Ranked) -> tuple[int, str, str, str]:
+    return (-(e.rating or 0), e.name.casefold(), e.name, e.code)
+
+
 def initial_order(members: Iterable[Entrant]) -> list[Entrant]:
     """The initial order (TPN): rating descending (none as 0), then name, then code."""
-    return sorted(members, key=lambda e: (-(e.rating or 0), e.name.casefold(), e.name, e.code))
+    return sorted(members, key=_initial_key)
+
+
+def pairing_order(seats: Mapping[int, Ranked]) -> list[int]:
+    """The seats (seat → its player) in pairing-number order: the initial order of all of
+    them, TPN 1 first. The draw seats in that order, so without late entrants it is
+    ``[1, 2, …, n]``; a late entrant (seated at the end) takes the place their rating gives."""
+    return sorted(seats, key=lambda seat: _initial_key(seats[seat]))
 
 
 def initial_colour(seed: str) -> Colour:
@@ -111,14 +151,42 @@ def pair_next(
     acceleration: str,
     colour: Colour,
     absent: Iterable[int] = (),
+    order: Sequence[int] | None = None,
 ) -> Pairing:
-    """Pair the round after those in ``rounds`` (every seat's list has one entry a round)."""
+    """Pair the round after those in ``rounds`` (every seat's list has one entry a round).
+
+    ``order``: the seats in pairing-number order (:func:`pairing_order`; None: the seats are
+    the pairing numbers). The engine pairs TPN 1..size; its pairing is given back in seats."""
     lengths = {len(r) for r in rounds.values()} or {0}
     if len(lengths) != 1:
         raise PairingError("every seat needs a record of every round played so far")
     round_number = lengths.pop() + 1
-    state = tournament_state(size, rounds, total_rounds, colour, absent)
-    return pair_round(state, round_number, Acceleration(acceleration))
+    if order is None or list(order) == list(range(1, size + 1)):
+        state = tournament_state(size, rounds, total_rounds, colour, absent)
+        return pair_round(state, round_number, Acceleration(acceleration))
+    if sorted(order) != list(range(1, size + 1)):
+        raise PairingError(f"the pairing order must name each of the seats 1..{size} once")
+    tpn = {seat: number for number, seat in enumerate(order, start=1)}
+
+    def relabelled(cell: SeatRound) -> SeatRound:
+        opponent = None if cell.opponent is None else tpn[cell.opponent]
+        return SeatRound(opponent, cell.white, cell.result)
+
+    state = tournament_state(
+        size,
+        {tpn[seat]: [relabelled(c) for c in cells] for seat, cells in rounds.items()},
+        total_rounds,
+        colour,
+        {tpn[seat] for seat in absent},
+    )
+    pairing = pair_round(state, round_number, Acceleration(acceleration))
+    seat_of = dict(enumerate(order, start=1))
+    return Pairing(
+        round_number=pairing.round_number,
+        pairs=tuple((seat_of[w], seat_of[b]) for w, b in pairing.pairs),
+        bye=None if pairing.bye is None else seat_of[pairing.bye],
+        absent=tuple(sorted(seat_of[a] for a in pairing.absent)),
+    )
 
 
 class SwissSystem:

@@ -11,6 +11,10 @@ first that needs only ``2k`` rounds (else the best) is kept. On even groups that
 ``2k``; an odd group can never have it (a round pairs at most ``n − 1`` of its ``n`` players)
 and gets ``2k + 1`` or a little more. Round robins keep the rounds their draw stored.
 
+A Swiss group's players are numbered by pairing number (TPN), the seats in the initial order:
+the seats themselves unless late entrants joined (they sit at the end but are paired by their
+rating), so that ``swiss_pair`` on the file pairs the next round as the stage does.
+
 ``XXR`` is the number of games per player when every player has a game in every round, else
 the number of rounds; a player's rounds without a game are written ``0000 - Z`` (not paired,
 no points).
@@ -171,6 +175,15 @@ def group_trf(group) -> str:
     stage = group.stage
     seats = list(Seat.objects.filter(group=group).select_related("entrant"))
     seat_of = {s.entrant_id: s.number for s in seats}
+    if stage.is_swiss:
+        # Numbered by pairing number (the seats unless a late entrant joined), so that the
+        # file pairs the next round as the stage does (apps.silli.swiss_system.pairing_order).
+        from apps.silli.swiss_system import pairing_order
+
+        tpn = {
+            seat: n for n, seat in enumerate(pairing_order({s.number: s.entrant for s in seats}), 1)
+        }
+        seat_of = {entrant: tpn[number] for entrant, number in seat_of.items()}
     stored = {
         s.entrant_id: s
         for s in GroupStanding.objects.filter(group=group).only("entrant_id", "points", "place")
@@ -180,7 +193,7 @@ def group_trf(group) -> str:
         standing = stored.get(seat.entrant_id)
         entries.append(
             TrfEntry(
-                seat.number,
+                seat_of[seat.entrant_id],
                 seat.entrant.name,
                 seat.entrant.nation,
                 seat.entrant.rating,

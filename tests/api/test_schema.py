@@ -21,6 +21,7 @@ ENDPOINTS = {
     "/api/stages/{id}/draw/cancel/": {"post"},
     "/api/stages/{id}/publish/": {"post"},
     "/api/stages/{id}/next-round/": {"get", "post"},
+    "/api/stages/{id}/late-entrants/": {"post"},
     "/api/stages/{id}/publication/": {"get"},
     "/api/draw-jobs/{id}/": {"get"},
     "/api/stages/{id}/lab-runs/": {"post"},
