@@ -6,7 +6,8 @@ The input is one :class:`Player` per entrant, each with the :class:`Game` record
 *finished* games (a game still in progress is simply not there yet). From these,
 :func:`compute_figures` derives every figure of ``docs/standings.md`` §2–§4 as a
 :class:`Figures`, and :func:`rank` orders the group by a chain of :class:`Key`
-(:data:`TORINO`, :data:`BUCHHOLZ` or :data:`SWISS`, optionally followed by SB, wins, games with Black).
+(:data:`TORINO`, :data:`BUCHHOLZ` or :data:`SWISS`, optionally followed by SB, wins, games
+with Black).
 Players still equal after the whole chain share a place (``"3-4"``);
 :func:`strict_order` resolves such blocks by a seeded lot where a strict order is needed.
 
