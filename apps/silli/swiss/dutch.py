@@ -12,10 +12,10 @@ are bit fields, most significant first:
 =====  =====================================================================================
 field  criterion
 =====  =====================================================================================
-C1-3   absolute: an edge exists only between players who have not met (any earlier pairing,
-       forfeits included), and not between two non-topscorers with the same absolute colour
-       preference; the pairing-allocated bye (PAB) is an edge to a bye vertex, only for
-       players who have had no PAB and no win's points without playing (C2)
+C1-3   absolute: an edge exists only between players who have not played each other (a
+       forfeited pairing may be made again), and not between two non-topscorers with the same
+       absolute colour preference; the pairing-allocated bye (PAB) is an edge to a bye vertex,
+       only for players who have had no PAB and no win's points without playing (C2)
 C4     completion: the bracket is first solved on its own players and the next scoregroup;
        if what it leaves cannot be completed (a perfect matching of all remaining players,
        checked with Edmonds' algorithm) it is solved again over *all* remaining players with
@@ -72,7 +72,7 @@ from enum import IntEnum
 
 from .acceleration import Acceleration, virtual_points
 from .matching import has_perfect_matching, max_weight_matching
-from .trf import Colour, Tournament
+from .trf import Colour, RoundCell, Tournament
 
 __all__ = [
     "PairingError",
@@ -120,6 +120,9 @@ class PlayerState:
     bye_eligible: bool
     unplayed: int
     topscorer: bool
+    pairing_number: int = 0
+    """The effective pairing number (E.5's parity): the rank by start number among the
+    players in this round's pairing or in an earlier one (one never paired is skipped)."""
 
     @property
     def colour_difference(self) -> int:
@@ -193,30 +196,35 @@ def player_states(
         if len(cells) < k:
             return None
         cell = cells[k - 1]
-        if cell.played:
-            assert cell.opponent is not None
-            own = pairing_score_before(number, k)
-            other = pairing_score_before(cell.opponent, k)
-            if own > other:
-                return DOWN
-            if own < other:
-                return UP
+        if not cell.played and (cell.half_points > 0 or cell.pairing_allocated_bye):
+            return DOWN  # points without playing (1.4.3)
+        if cell.opponent is None:
             return None
-        if cell.half_points > 0 or cell.pairing_allocated_bye:
+        # Paired with different scores (1.4.2) — a forfeit lost too: the pairing was made
+        # (as bbpPairings counts it).
+        own = pairing_score_before(number, k)
+        other = pairing_score_before(cell.opponent, k)
+        if own > other:
             return DOWN
+        if own < other:
+            return UP
         return None
 
     last_round = tournament.total_rounds is not None and round_number == tournament.total_rounds
     states: list[PlayerState] = []
     absent: list[int] = []
+    effective = 0
     for number in sorted(players):
         player = players[number]
         cells = player.rounds[: round_number - 1]
-        if number in tournament.absent or (
+        is_absent = number in tournament.absent or (
             len(player.rounds) >= round_number
             and player.rounds[round_number - 1].opponent is None
             and not player.rounds[round_number - 1].pairing_allocated_bye
-        ):
+        )
+        if not is_absent or any(_in_pairing(c) for c in cells):
+            effective += 1
+        if is_absent:
             absent.append(number)
             continue
         score = sum(cell.half_points for cell in cells)
@@ -227,7 +235,12 @@ def player_states(
                 number=number,
                 score=score,
                 pairing_score=score + virtual.get(number, {}).get(round_number, 0),
-                opponents=frozenset(c.opponent for c in cells if c.opponent is not None),
+                # Only games played over the board forbid a rematch: a forfeited pairing may
+                # be made again (FIDE Dutch: pairings not actually played are not illegal
+                # in later rounds; bbpPairings and JaVaFo do the same).
+                opponents=frozenset(
+                    c.opponent for c in cells if c.opponent is not None and c.played
+                ),
                 colours=colours,
                 preference=preference,
                 strength=strength,
@@ -237,18 +250,31 @@ def player_states(
                 ),
                 unplayed=(round_number - 1) - sum(1 for c in cells if c.played),
                 topscorer=last_round and score > round_number - 1,
+                pairing_number=effective,
             )
         )
     return round_number, states, absent
 
 
+def _in_pairing(cell: RoundCell) -> bool:
+    """The player was in that round's pairing: paired (a forfeit included) or given the PAB."""
+    return cell.opponent is not None or cell.pairing_allocated_bye
+
+
 def _initial_colour(tournament: Tournament) -> Colour:
     if tournament.initial_colour is not None:
         return tournament.initial_colour
+    # Without an XXC line: read it off round 1, where the higher ranked player of a pair got
+    # it when their effective pairing number (among round 1's pairing) was odd (E.5).
+    effective = 0
     for number in sorted(tournament.players):
         cells = tournament.players[number].rounds
-        if cells and cells[0].played and cells[0].colour is not None:
-            return cells[0].colour if number % 2 else cells[0].colour.other
+        if not cells or not _in_pairing(cells[0]):
+            continue
+        effective += 1
+        first = cells[0]
+        if first.colour is not None and first.opponent is not None and number < first.opponent:
+            return first.colour if effective % 2 else first.colour.other
     return Colour.WHITE
 
 
@@ -282,7 +308,7 @@ def allocate_colours(higher: PlayerState, lower: PlayerState, initial: Colour) -
         # E.4 the higher ranked player's preference.
         return give(a, a.preference)
     # E.5 no preference at all.
-    return give(a, initial if a.number % 2 else initial.other)
+    return give(a, initial if a.pairing_number % 2 else initial.other)
 
 
 def _rank_key(state: PlayerState) -> tuple[int, int]:

@@ -156,6 +156,7 @@ def _state(number, colours, score=2, topscorer=False):
         True,
         0,
         topscorer,
+        pairing_number=number,
     )
 
 
@@ -314,7 +315,8 @@ def _check_tournament(tournament, pairings):
     assert all(count == 1 for count in byes.values())  # at most one bye each
     total = tournament.total_rounds
     for number, player in tournament.players.items():
-        opponents = [c.opponent for c in player.rounds if c.opponent is not None]
+        # no rematch of a game played; a forfeited pairing may be made again (FIDE)
+        opponents = [c.opponent for c in player.rounds if c.played]
         assert len(opponents) == len(set(opponents)), f"rematch for {number}"
         colours = [c.colour for c in player.rounds if c.played]
         for k in range(len(colours)):
