@@ -448,6 +448,7 @@ class _Bracket:
         following: list[int],
         others: list[int],
         full: bool,
+        c9: bool = True,
     ) -> None:
         states = rnd.states
         self.rnd = rnd
@@ -529,8 +530,8 @@ class _Bracket:
                 if v in rnd.bye_allowed:
                     fields = [0] * QUALITY
                     fields[0] = 1
-                    # C9: the fewest unplayed games for the PAB assignee
-                    fields[5] = max_unplayed - states[v].unplayed + 1
+                    # C9: the fewest unplayed games for the PAB assignee (when it applies)
+                    fields[5] = max_unplayed - states[v].unplayed + 1 if c9 else 1
                     self.bye_fields[v] = fields
 
     def solve(
@@ -571,8 +572,10 @@ def _solve_bracket(
     following: list[int],
     others: list[int],
     full: bool,
+    c9: bool = True,
 ) -> dict[int, int]:
-    """Mates of the bracket's players (partner vertex, -2 for the bye, absent if unpaired).
+    """Mates in the matching solved (partner vertex, -2 for the bye, absent if unpaired): the
+    bracket's players, and in the look-ahead the following bracket's too.
 
     Among the pairings best on every quality criterion the first one the rules generate is
     chosen (Art. 4; D.1-D.3 of the 2017 text): first the set of MDPs paired (lowest BSNs) and
@@ -585,7 +588,7 @@ def _solve_bracket(
     exchange putting the higher member of each pair in S1: these keys are sums over its pairs.
     """
     states = rnd.states
-    problem = _Bracket(rnd, bracket, mdps, following, others, full)
+    problem = _Bracket(rnd, bracket, mdps, following, others, full, c9)
     in_bracket = set(bracket)
     residents = [v for v in bracket if v not in mdps]
     removed: set[int] = set()
@@ -630,7 +633,32 @@ def _solve_bracket(
             break
         pairs = found
     result.update(fixed)
-    return {v: m for v, m in result.items() if v in in_bracket}
+    return result
+
+
+def _without_c9_if_floating(
+    rnd: _Round,
+    bracket: list[int],
+    mdps: list[int],
+    following: list[int],
+    others: list[int],
+    mates: dict[int, int],
+) -> dict[int, int]:
+    """C9 (the fewest unplayed games for the PAB assignee) decides only in the bracket of the
+    PAB's score and only when the PAB assignee is that bracket's single downfloater: if the
+    pairing found sends a player of the bracket below that score, or the bracket is not of
+    that score, it is solved again without C9 (as bbpPairings reads the rule)."""
+    if not rnd.bye_allowed or -2 not in mates.values():
+        return mates
+    states = rnd.states
+    bye_score = states[next(iter(rnd.bye_allowed))].pairing_score
+    own_score = min(states[v].pairing_score for v in bracket)
+    floats_below = any(
+        mates.get(v, -1) >= 0 and states[mates[v]].pairing_score < bye_score for v in bracket
+    )
+    if own_score == bye_score and not floats_below:
+        return mates
+    return _solve_bracket(rnd, bracket, set(mdps), following, others, True, c9=False)
 
 
 def _remainder_order(
@@ -730,14 +758,19 @@ def _pair_brackets(
         last = not lower
         if last:
             mates = _solve_bracket(rnd, bracket, set(mdps), [], [], True)
+            mates = _without_c9_if_floating(rnd, bracket, mdps, [], [], mates)
         else:
             next_score = groups[g + 1]
             following = [v for v in lower if rnd.states[v].pairing_score == next_score]
             others = [v for v in lower if rnd.states[v].pairing_score != next_score]
             mates = _solve_bracket(rnd, bracket, set(mdps), following, others, False)
-            paired = {v for v, m in mates.items() if m >= 0 and m in set(bracket)}
-            if not rnd.completable(remaining - paired, rnd.bye_allowed):
+            # The look-ahead's optimum is the round's only if the round can be completed
+            # around *all* its pairs, the following bracket's included (C8 counts those):
+            # otherwise solve over every remaining player.
+            matched = {v for v, m in mates.items() if m >= 0}
+            if not rnd.completable(remaining - matched, rnd.bye_allowed):
                 mates = _solve_bracket(rnd, bracket, set(mdps), following, others, True)
+                mates = _without_c9_if_floating(rnd, bracket, mdps, following, others, mates)
         in_bracket = set(bracket)
         done: set[int] = set()
         for v in bracket:
@@ -745,8 +778,12 @@ def _pair_brackets(
             if v in done:
                 continue
             if m == -2:
-                bye = v
-                done.add(v)
+                # The PAB is given in the last bracket: a player the bye vertex took in an
+                # earlier one moves down like any downfloater (the brackets below decide, their
+                # own criteria included, which MDP is left for it).
+                if last:
+                    bye = v
+                    done.add(v)
             elif m >= 0 and m in in_bracket:
                 pairs.append((v, m) if v < m else (m, v))
                 done.add(v)

@@ -49,10 +49,11 @@ def before_round(tournament: Tournament, round_number: int) -> Tournament:
         else:
             cells.append(RoundCell(None, None, "Z"))
         players[number] = TrfPlayer(p.number, p.name, p.rating, p.points, cells, p.line)
-    # Without an XXC line the initial colour is the one round 1 shows (the reference drew it).
+    # Without an XXC line the initial colour is the one round 1 shows (the reference drew it);
+    # without an XXR line the tournament has the rounds the file holds (as the reference reads it).
     return Tournament(
         players,
-        tournament.total_rounds,
+        tournament.total_rounds or tournament.rounds_with_pairings,
         tournament.initial_colour or _initial_colour(tournament),
         tournament.virtual_points,
         set(),
