@@ -63,7 +63,9 @@ class Group(models.Model):
 
     @property
     def formula_text(self) -> str:
-        return ".".join(str(d) for d in self.formula) if self.formula else "round robin"
+        if self.formula:
+            return ".".join(str(d) for d in self.formula)
+        return "Swiss" if self.rule.startswith("dutch ") else "round robin"
 
 
 class Seat(models.Model):

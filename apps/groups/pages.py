@@ -42,8 +42,10 @@ class GroupRow:
 
     @property
     def formula_text(self) -> str:
-        """The formula as d1.d2…dk, or "round robin" in the visitor's language."""
-        return self.group.formula_text if self.group.formula else _("round robin")
+        """The formula as d1.d2…dk, or "round robin" / "Swiss" in the visitor's language."""
+        if self.group.formula:
+            return self.group.formula_text
+        return _("Swiss") if self.group.rule.startswith("dutch ") else _("round robin")
 
     @property
     def rule_label(self) -> str:

@@ -60,7 +60,7 @@ class GroupSerializer(serializers.ModelSerializer):
     games_url = serializers.SerializerMethodField()
     formula = serializers.ListField(
         child=serializers.IntegerField(),
-        help_text="The Silli formula d1.d2…dk; empty for a round robin.",
+        help_text="The Silli formula d1.d2…dk; empty for a round robin or a Swiss.",
     )
     formula_text = serializers.CharField(read_only=True)
     conflicts = ConflictSerializer(

@@ -107,6 +107,7 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
     capture = django_capture_on_commit_callbacks
     stage = drawn_and_published(organizer, swiss_stage(organizer), capture)
     group = stage.groups.get()
+    assert group.formula_text == "Swiss"  # not "round robin": no formula, a Dutch rule
     for rnd in range(1, ROUNDS + 1):
         state = swiss.swiss_state(stage)
         assert state.paired == rnd
