@@ -9,7 +9,9 @@ characters, safe codes, FIDE federation codes, no formula prefixes), whichever w
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
@@ -457,6 +459,25 @@ def _code_taken(code: str) -> ActionError:
     )
 
 
+def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) -> Entrant:
+    """A new entrant of the tournament from checked fields (name, nation, rating, person,
+    e-mail; the person defaults to the code), in a savepoint of the caller's transaction; the
+    same code added at the same moment is refused as taken (CONFLICT)."""
+    try:
+        with transaction.atomic():
+            return Entrant.objects.create(
+                tournament_id=tournament_id,
+                code=code,
+                name=checked["name"],
+                nation=checked["nation"],
+                rating=checked["rating"],
+                person=checked["person"] or code,
+                email=checked["email"],
+            )
+    except IntegrityError as exc:  # the same code, added at the same moment
+        raise _code_taken(code) from exc
+
+
 def add_entrant(
     user,
     stage,
@@ -484,19 +505,7 @@ def add_entrant(
         code = given or _generated_code(stage.tournament_id)
         if Entrant.objects.filter(tournament_id=stage.tournament_id, code=code).exists():
             raise _code_taken(code)
-        try:
-            with transaction.atomic():
-                entrant = Entrant.objects.create(
-                    tournament_id=stage.tournament_id,
-                    code=code,
-                    name=checked["name"],
-                    nation=checked["nation"],
-                    rating=checked["rating"],
-                    person=checked["person"] or code,
-                    email=checked["email"],
-                )
-        except IntegrityError as exc:  # the same code, added at the same moment
-            raise _code_taken(code) from exc
+        entrant = create_entrant(stage.tournament_id, code, checked)
         entry = StageEntry.objects.create(stage=stage, entrant=entrant)
         record(
             Action.ENTRANT_ADDED,

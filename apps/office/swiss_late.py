@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
@@ -27,7 +27,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.fields import FIELD_WORDS, invalid_fields
 from apps.entrants.models import Entrant, StageEntry
-from apps.entrants.services import new_code
+from apps.entrants.services import create_entrant, new_code
 from apps.groups.models import Group, Seat
 from apps.silli.entrants import check_fields
 from apps.silli.swiss_system import pairing_order
@@ -169,26 +169,6 @@ def _existing(stage: Stage, code: str, checked: dict) -> Entrant | None:
     return entrant
 
 
-def _new_entrant(stage: Stage, checked: dict, code: str) -> Entrant:
-    try:
-        with transaction.atomic():
-            return Entrant.objects.create(
-                tournament_id=stage.tournament_id,
-                code=code,
-                name=checked["name"],
-                nation=checked["nation"],
-                rating=checked["rating"],
-                person=checked["person"] or code,
-                email=checked["email"],
-            )
-    except IntegrityError as exc:  # the same code, added at the same moment
-        raise ActionError(
-            ErrorCode.CONFLICT,
-            _("The code %(code)s was taken a moment ago; send the entrant again.") % {"code": code},
-            [{"field": "code", "message": _("taken"), "code": "taken"}],
-        ) from exc
-
-
 def add_late_entrant(
     user,
     stage: Stage,
@@ -223,7 +203,9 @@ def add_late_entrant(
         entrant = _existing(stage, given, checked) if given else None
         existing = entrant is not None
         if entrant is None:
-            entrant = _new_entrant(stage, checked, given or new_code(stage.tournament_id))
+            entrant = create_entrant(
+                stage.tournament_id, given or new_code(stage.tournament_id), checked
+            )
         entry = StageEntry.objects.create(
             stage=stage, entrant=entrant, source=StageEntry.Source.REGISTERED, reason=LATE_ENTRY
         )

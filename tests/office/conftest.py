@@ -37,6 +37,12 @@ def organizer(db):
 
 
 @pytest.fixture
+def capture(django_capture_on_commit_callbacks):
+    """Runs (or collects) the on-commit callbacks of a block: ``with capture(execute=True):``."""
+    return django_capture_on_commit_callbacks
+
+
+@pytest.fixture
 def stranger(db):
     return user("joe")
 

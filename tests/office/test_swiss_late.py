@@ -35,16 +35,6 @@ STRONG = {"name": "Zeta, Late", "nation": "NOR", "rating": 2990}
 
 
 @pytest.fixture
-def organizer(db):
-    return user("swissorg")
-
-
-@pytest.fixture
-def capture(django_capture_on_commit_callbacks):
-    return django_capture_on_commit_callbacks
-
-
-@pytest.fixture
 def round_one_played(organizer, capture):
     """A Swiss of 9 players and 4 rounds, published, round 1 played (round 2 not paired)."""
     stage = drawn_and_published(organizer, swiss_stage(organizer, count=9, rounds=4), capture)
