@@ -10,7 +10,7 @@ withdrawals as its generator draws them. See ``data/SOURCES.md`` for how the fil
 Every round of every tournament, the first included, is paired again from the rounds before it
 and compared with what bbpPairings paired: the pairs, who has White, and the bye. FIDE's
 endorsement test allows 10 discrepant tournaments in 5,000; here none is allowed (the full
-check of 5,188 such tournaments, by ``reference.py``, is reported in the README).
+check of 5,187 such tournaments, by ``reference.py``, is reported in the README).
 
 ``data/bbppairings_baku_rounds.tar.xz``: 350 single rounds paired by the same engine with the
 Baku acceleration (C.04.5.1), each compared the same way.
