@@ -459,6 +459,20 @@ def _code_taken(code: str) -> ActionError:
     )
 
 
+def checked_entrant_fields(
+    *, code: str, name: str, nation: str, rating: int | str | None, person: str, email: str
+) -> dict[str, Any]:
+    """An entrant's details checked by the entrant rules (an empty code: none given); an
+    ActionError lists every bad field."""
+    values = {"name": name, "nation": nation, "rating": rating, "person": person, "email": email}
+    if code:
+        values["code"] = code
+    checked, problems = check_fields(values, optional=("code",))
+    if problems:
+        raise invalid_fields(problems)
+    return checked
+
+
 def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) -> Entrant:
     """A new entrant of the tournament from checked fields (name, nation, rating, person,
     e-mail; the person defaults to the code), in a savepoint of the caller's transaction; the
@@ -492,12 +506,9 @@ def add_entrant(
     """Register one entrant in the tournament and the stage while registration is open. An
     empty ``code`` gets the next free code E000001, E000002 …; ``person`` defaults to it."""
     require_organizer(user, stage.tournament)
-    values = {"name": name, "nation": nation, "rating": rating, "person": person, "email": email}
-    if code:
-        values["code"] = code
-    checked, problems = check_fields(values, optional=("code",))
-    if problems:
-        raise invalid_fields(problems)
+    checked = checked_entrant_fields(
+        code=code, name=name, nation=nation, rating=rating, person=person, email=email
+    )
     with transaction.atomic():
         stage = locked(stage)
         require_registration_open(stage)

@@ -25,11 +25,10 @@ from django.utils.translation import gettext as _
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
-from apps.entrants.fields import FIELD_WORDS, invalid_fields
+from apps.entrants.fields import FIELD_WORDS
 from apps.entrants.models import Entrant, StageEntry
-from apps.entrants.services import create_entrant, new_code
+from apps.entrants.services import checked_entrant_fields, create_entrant, new_code
 from apps.groups.models import Group, Seat
-from apps.silli.entrants import check_fields
 from apps.silli.swiss_system import pairing_order
 from apps.stages.models import Stage
 from apps.stages.services import locked
@@ -189,12 +188,9 @@ def add_late_entrant(
     closed or whose rounds are all paired, for an entrant already in the stage and for
     details the entrant rules refuse (every bad field listed)."""
     require_organizer(user, stage.tournament)
-    values = {"name": name, "nation": nation, "rating": rating, "person": person, "email": email}
-    if code:
-        values["code"] = code
-    checked, problems = check_fields(values, optional=("code",))
-    if problems:
-        raise invalid_fields(problems)
+    checked = checked_entrant_fields(
+        code=code, name=name, nation=nation, rating=rating, person=person, email=email
+    )
     with transaction.atomic():
         stage = locked(stage)
         state = swiss.swiss_state(stage)
