@@ -227,22 +227,30 @@ class RoundOutcome:
     created: bool
 
 
-def _check_can_pair(state: SwissState, round_number: int | None) -> int:
-    """The round to pair next; an ActionError says why none can be."""
+def require_open_group(state: SwissState, not_in_play: str, closed: str) -> Group:
+    """The stage's group when the stage is published and the group open; otherwise an
+    ActionError with ``not_in_play`` (given the stage's ``%(status)s``) or ``closed``."""
     stage = state.stage
     if state.group is None or stage.status != Stage.Status.PUBLISHED:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
-            _(
-                "The next round is paired once the stage is drawn and published; this stage is "
-                "%(status)s."
-            )
-            % {"status": stage.get_status_display().lower()},
+            not_in_play % {"status": stage.get_status_display().lower()},
         )
     if state.group.is_closed:
-        raise ActionError(
-            ErrorCode.WRONG_STATUS, _("The group is closed; reopen it to pair another round.")
-        )
+        raise ActionError(ErrorCode.WRONG_STATUS, closed)
+    return state.group
+
+
+def _check_can_pair(state: SwissState, round_number: int | None) -> int:
+    """The round to pair next; an ActionError says why none can be."""
+    require_open_group(
+        state,
+        _(
+            "The next round is paired once the stage is drawn and published; this stage is "
+            "%(status)s."
+        ),
+        _("The group is closed; reopen it to pair another round."),
+    )
     if state.complete:
         raise ActionError(
             ErrorCode.WRONG_STATUS,

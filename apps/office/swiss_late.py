@@ -78,21 +78,14 @@ class LateEntry:
 
 def _check_open(state: swiss.SwissState) -> Group:
     """The stage's group, if a late entrant may join now; an ActionError says why not."""
-    stage = state.stage
-    if state.group is None or stage.status != Stage.Status.PUBLISHED:
-        raise ActionError(
-            ErrorCode.WRONG_STATUS,
-            _(
-                "A late entrant joins a Swiss stage once it is drawn and published and until "
-                "its last round is paired; this stage is %(status)s."
-            )
-            % {"status": stage.get_status_display().lower()},
-        )
-    if state.group.is_closed:
-        raise ActionError(
-            ErrorCode.WRONG_STATUS,
-            _("The group is closed; reopen it before adding a late entrant."),
-        )
+    group = swiss.require_open_group(
+        state,
+        _(
+            "A late entrant joins a Swiss stage once it is drawn and published and until "
+            "its last round is paired; this stage is %(status)s."
+        ),
+        _("The group is closed; reopen it before adding a late entrant."),
+    )
     if state.complete:
         raise ActionError(
             ErrorCode.WRONG_STATUS,
@@ -102,7 +95,7 @@ def _check_open(state: swiss.SwissState) -> Group:
             )
             % {"rounds": state.rounds},
         )
-    return state.group
+    return group
 
 
 def _same_details(entrant: Entrant, checked: dict) -> list[dict[str, str]]:

@@ -120,7 +120,7 @@ class PlayerState:
     bye_eligible: bool
     unplayed: int
     topscorer: bool
-    pairing_number: int = 0
+    pairing_number: int
     """The effective pairing number (E.5's parity): the rank by start number among the
     players in this round's pairing or in an earlier one (one never paired is skipped)."""
 

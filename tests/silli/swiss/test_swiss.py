@@ -474,6 +474,7 @@ def _fresh_state(number, score, opponents):
         True,
         0,
         False,
+        pairing_number=number,
     )
 
 
