@@ -585,6 +585,10 @@ LabRunSerializer = inline_serializer(
         "unrated": serializers.IntegerField(
             help_text="Entrants without a rating, played at the field's lowest rating."
         ),
+        "form_sd": serializers.FloatField(
+            help_text="σ of a player's form in each simulated tournament (rating points); "
+            "the results then follow the Elo expectation of the players' strengths."
+        ),
         "candidates": serializers.ListField(
             child=serializers.DictField(), help_text="Each candidate's settings and label."
         ),

@@ -420,7 +420,7 @@ def lab_config(run: LabRun, candidate: dict[str, Any], fld: Field) -> LabConfig:
             bool(candidate.get("qualify_relative")),
         )
     fmt = lab_format(candidate, run.stage.tournament.tiebreak)
-    return LabConfig(fld, fmt, run.seed, qualification)
+    return LabConfig(fld, fmt, run.seed, qualification, form_sd=run.form_sd)
 
 
 def _tally(data: dict[str, Any]) -> Tally:
@@ -572,6 +572,7 @@ def progress(run: LabRun) -> dict[str, Any]:
         "error": run.error,
         "finished": run.finished,
         "unrated": run.unrated,
+        "form_sd": run.form_sd,
         "candidates": [{**c, "label": candidate_label(c)} for c in run.candidates],
         "results": run.results if run.status == LabRun.Status.SUCCEEDED else None,
     }

@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import TextChoices
 from django.utils.translation import gettext_lazy as _
 
+from apps.silli.lab.results import FORM_SD
+
 
 class LabRun(models.Model):
     """One run of the format lab on a stage: 2–4 candidate formats, each simulated
@@ -33,6 +35,11 @@ class LabRun(models.Model):
     )
     unrated = models.PositiveIntegerField(
         default=0, help_text="entrants without a rating, played at the field's lowest rating"
+    )
+    form_sd = models.FloatField(
+        default=FORM_SD,
+        help_text="σ of a player's form in a simulated tournament, rating points (runs made "
+        "before the form was modelled have 0)",
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     done = models.PositiveIntegerField(default=0, help_text="tournaments simulated so far, all")

@@ -39,6 +39,7 @@ from apps.groups.pages import group_rows
 from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
+from apps.silli.lab.results import FORM_SD
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
@@ -693,6 +694,7 @@ def lab(request: HttpRequest, stage: Stage) -> HttpResponse:
         "problems": problems,
         "runs": stage.lab_runs.all()[:20],
         "entrant_count": stage.entries.count(),
+        "form_sd": FORM_SD,
         "limits": {
             "min": lab_service.MIN_TOURNAMENTS,
             "max": lab_service.MAX_TOURNAMENTS,
@@ -745,7 +747,13 @@ def _lab_table(run: LabRun) -> list[dict]:
     rows += [
         row(_("Positive jumps, sum"), [r["sum_pos_jump"] for r in results]),
         row(_("Positive jumps, largest (bad above 0.1)"), [r["max_pos_jump"] for r in results]),
-        row(_("Expectation factor"), [r["expectation"] for r in results]),
+        row(
+            _("Expectation factor"),
+            [
+                None if r["expectation"] is None else f"{100 * r['expectation']:.1f} %"
+                for r in results
+            ],
+        ),
         row(
             _("Highest rated player finishes in the top %(k)s")
             % {"k": results[0]["top"] if results else 10},

@@ -39,6 +39,7 @@ def test_an_organizer_compares_formats_and_applies_one(live_server, browser):
     page.goto(f"{live_server.url}/t/lab-cup/s/1/manage/")
     page.get_by_role("link", name="Format lab: compare formats on these entrants").click()
 
+    expect(page.locator("main")).to_contain_text("a spread of 85 rating points")
     page.fill("#c1-group_size", "20")
     page.fill("#c1-games_per_player", "4")
     page.select_option("#c2-format", "round_robin")
@@ -48,6 +49,7 @@ def test_an_organizer_compares_formats_and_applies_one(live_server, browser):
 
     expect(page).to_have_url(re.compile(r"/t/lab-cup/s/1/lab/\d+/$"))
     expect(page.locator("#lab-progress [data-role=status]")).to_have_text("Done")
+    expect(page.locator(".page-head")).to_contain_text("players’ form ±85 points")
     expect(page.locator("table.lab-table")).to_contain_text("Mean rating difference")
     for chart in ("lab-chart-shares", "lab-chart-score", "lab-chart-top"):
         # The scripts are deferred: wait until Chart.js has drawn on the canvas.

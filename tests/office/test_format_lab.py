@@ -237,6 +237,10 @@ def test_a_finished_runs_page_shows_the_table_and_the_charts_data(
     assert page.status_code == 200
     assert "Mean rating difference of a game" in html
     assert "Apply these settings to the stage" in html
+    assert run.form_sd == 85 and "players’ form ±85 points" in html
+    factor = next(r for r in page.context["table"] if r["label"] == "Expectation factor")
+    swiss_factor = run.results[1]["expectation"]
+    assert factor["values"] == ["—", f"{100 * swiss_factor:.1f} %"]  # Silli: no rounds
     assert "vendor/chart.js/chart.umd.min.js" in html
     chart = page.context["chart"]
     embedded = re.search(r'<script id="lab-chart-data"[^>]*>(.*?)</script>', html, re.S)

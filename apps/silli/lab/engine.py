@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .fields import Field
 from .formats import Format, Qualification, play, tournament_seed
 from .measures import THRESHOLDS, Tally, report, standings
+from .results import FORM_SD, MAX_FORM_SD
 
 DEFAULT_TOP = 10
 
@@ -27,10 +28,14 @@ class LabConfig:
     qualification: Qualification | None = None
     top: int = DEFAULT_TOP
     thresholds: tuple[int, ...] = THRESHOLDS
+    form_sd: float = FORM_SD
+    """σ of the players' form (:mod:`.results`); 0 plays every player at their rating."""
 
     def __post_init__(self) -> None:
         if self.top < 0:
             raise ValueError("top must not be negative")
+        if not 0 <= self.form_sd <= MAX_FORM_SD:
+            raise ValueError(f"the form's standard deviation must be 0..{MAX_FORM_SD:g} points")
 
     def new_tally(self) -> Tally:
         return Tally(len(self.field), self.top, self.thresholds)
@@ -41,7 +46,7 @@ def simulate(config: LabConfig, start: int, stop: int) -> Tally:
     tally = config.new_tally()
     ratings = config.field.ratings
     for index in range(start, stop):
-        played = play(config.field, config.format, config.seed, index)
+        played = play(config.field, config.format, config.seed, index, config.form_sd)
         if config.top or config.qualification is not None:
             finish, qualified = standings(
                 played,
@@ -70,6 +75,7 @@ def describe(config: LabConfig) -> dict[str, object]:
         "format": settings,
         "qualify": config.qualification.text if config.qualification else None,
         "seed": config.seed,
+        "form_sd": config.form_sd,
     }
 
 

@@ -10,14 +10,15 @@
   acceleration none, Baku or general, paired by the fast approximation or the exact Dutch
   engine (:mod:`.swiss`).
 
-Tournament ``i`` of a run with seed ``S`` draws its groups with the seed ``f"{S}/{i}"`` and
-its results from ``results_rng(S, f"lab/{i}/results")``: a tournament depends only on the
-seed and its index, so a run can be split over processes and still repeat exactly. In a
-group the games take the generator's numbers in the order the draw lists them. In a Swiss
-each round first takes one number per player (in rating order) and a game uses the number of
-its higher rated player: the same player in the same round of the same tournament gets the
-same number whatever the pairing, so two pairing engines compared on one seed differ by
-their pairings, not by luck (common random numbers).
+Tournament ``i`` of a run with seed ``S`` draws its groups with the seed ``f"{S}/{i}"``, and
+its players' form, then its results, from ``results_rng(S, f"lab/{i}/results")``: a
+tournament depends only on the seed and its index, so a run can be split over processes and
+still repeat exactly. In a group the games take the generator's numbers in the order the draw
+lists them. In a Swiss each round first takes one number per player (in rating order) and a
+game uses the number of its higher rated player: the same player in the same round of the
+same tournament gets the same number (and has the same form) whatever the pairing, so two
+pairing engines compared on one seed differ by their pairings, not by luck (common random
+numbers).
 
 The *rounds* of a format, which the per-round measures use: a Swiss round; a round of the
 Berger table; in a Silli group (all games at once, as in correspondence chess) the games of
@@ -35,7 +36,7 @@ from ...standings.qualification import Rule, RuleSpec
 from ..draw import ROUND_ROBIN, SILLI, DrawSettings, divide_stage, draw_group
 from ..swiss.acceleration import Acceleration
 from .fields import Field
-from .results import play_game, results_rng
+from .results import FORM_SD, play_game, results_rng, strengths
 from .swiss import EXACT, FAST, ExactSwiss, SwissState, pair_fast
 
 TIEBREAKS = ("torino", "buchholz", "swiss")
@@ -153,17 +154,19 @@ def tournament_seed(seed: str, index: int) -> str:
     return f"{seed}/{index}"
 
 
-def play(fld: Field, fmt: Format, seed: str, index: int) -> Played:
-    """Tournament ``index`` of a run with ``seed``."""
+def play(fld: Field, fmt: Format, seed: str, index: int, form_sd: float = FORM_SD) -> Played:
+    """Tournament ``index`` of a run with ``seed``; the players' form has the standard
+    deviation ``form_sd`` (:mod:`.results`)."""
     chance = results_rng(seed, f"lab/{index}/results")
-    ratings = fld.ratings
+    strength = strengths(fld.ratings, form_sd, chance.random)
     if isinstance(fmt, SwissFormat):
-        return _play_swiss(ratings, fmt, chance.random)
-    return _play_groups(fld, fmt, tournament_seed(seed, index), chance.random)
+        return _play_swiss(fld.ratings, strength, fmt, chance.random)
+    return _play_groups(fld, strength, fmt, tournament_seed(seed, index), chance.random)
 
 
 def _play_groups(
     fld: Field,
+    strength: list[float],
     fmt: SilliFormat | RoundRobinFormat,
     seed: str,
     uniform: Uniform,
@@ -179,7 +182,6 @@ def _play_groups(
         balance_ratings=isinstance(fmt, SilliFormat) and fmt.balance_ratings,
     )
     index = {p.entrant.code: i for i, p in enumerate(fld.players)}
-    ratings = fld.ratings
     entrants = [p.entrant for p in fld.players]
     played = Played([], [], chronological=not silli)
     for number, members in enumerate(divide_stage(entrants, settings, seed), start=1):
@@ -201,12 +203,14 @@ def _play_groups(
                 assert game.round is not None  # a round robin's games carry their round
                 round_number = game.round
                 played.rounds = max(played.rounds, round_number)
-            result = play_game(ratings[white], ratings[black], uniform())
+            result = play_game(strength[white], strength[black], uniform())
             played.games.append((round_number, white, black, result))
     return played
 
 
-def _play_swiss(ratings: list[int], fmt: SwissFormat, uniform: Uniform) -> Played:
+def _play_swiss(
+    ratings: list[int], strength: list[float], fmt: SwissFormat, uniform: Uniform
+) -> Played:
     state = SwissState(ratings, fmt.rounds, fmt.acceleration)
     exact = ExactSwiss(state) if fmt.engine == EXACT else None
     played = Played([list(range(len(ratings)))], [fmt.rounds], rounds=fmt.rounds)
@@ -214,7 +218,7 @@ def _play_swiss(ratings: list[int], fmt: SwissFormat, uniform: Uniform) -> Playe
         pairing = exact.pair(round_number) if exact else pair_fast(state, round_number)
         draws = [uniform() for _ in ratings]
         for white, black in pairing.pairs:
-            result = play_game(ratings[white], ratings[black], draws[min(white, black)])
+            result = play_game(strength[white], strength[black], draws[min(white, black)])
             state.record(white, black, result)
             if exact:
                 exact.record(white, black, result)

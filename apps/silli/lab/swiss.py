@@ -43,7 +43,7 @@ What is left out of the Dutch system: exchanges between S1 and S2 for colours, s
 preferences (C13), the float history (C14–C21) and the completion look-ahead. These move a
 few pairs within a score group and barely change rating differences: on 100 tournaments of
 108 players (1000–2000, linear, 9 rounds, plain or Baku) every share of games over a rating
-difference agrees with the exact engine's within half a percentage point
+difference agrees with the exact engine's within one percentage point, 0.7 at most
 (tests/silli/lab/test_slow.py).
 
 **The exact engine** (:class:`ExactSwiss`) is :func:`apps.silli.swiss.dutch.pair_round` on a

@@ -156,6 +156,20 @@ def test_command_silli_and_round_robin(tmp_path):
     assert "games with a rating difference over" in text
 
 
+def test_form_spread_is_a_setting_of_a_run_and_of_the_command():
+    base = ["--field", "model1:60", "--format", "swiss", "--rounds", "5", "--tournaments", "3"]
+    default = json.loads(lab(*base, "--json"))
+    assert default["form_sd"] == 85
+    flat = json.loads(lab(*base, "--form-sd", "0", "--json"))
+    assert flat["form_sd"] == 0
+    assert flat["share_rating_diff_over"] != default["share_rating_diff_over"]
+    assert "form σ 0" in lab(*base, "--form-sd", "0")
+    with pytest.raises(CommandError, match="form"):
+        lab(*base, "--form-sd", "-5")
+    with pytest.raises(ValueError, match="form"):
+        LabConfig(parse_field("model1:10"), SwissFormat(3), "s", form_sd=500)
+
+
 def test_command_errors():
     with pytest.raises(CommandError, match="unknown field"):
         lab("--field", "gauss:10", "--format", "swiss")

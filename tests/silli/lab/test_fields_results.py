@@ -9,10 +9,12 @@ from apps.silli.entrants import Entrant
 from apps.silli.lab.fields import FieldError, entrants_field, parse_field
 from apps.silli.lab.results import (
     DRAW_MAX,
+    FORM_SD,
     expected_score,
     play_game,
     probabilities,
     results_rng,
+    strengths,
 )
 
 
@@ -90,3 +92,32 @@ def test_draw_share_follows_the_model():
 def test_results_rng_repeats():
     assert results_rng("s", "x").random() == results_rng("s", "x").random()
     assert results_rng("s", "x").random() != results_rng("s", "y").random()
+
+
+def test_form_moves_each_player_by_a_normal_deviation_of_the_set_spread():
+    ratings = [2000] * 20_000
+    chance = random.Random(7)
+    drawn = strengths(ratings, FORM_SD, chance.random)
+    deviations = [s - 2000 for s in drawn]
+    mean = sum(deviations) / len(deviations)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in deviations) / len(deviations))
+    assert abs(mean) < 4 * FORM_SD / math.sqrt(len(deviations))
+    assert sd == pytest.approx(FORM_SD, rel=0.03)
+    # one number per player, in the order given: the same numbers give the same strengths
+    assert strengths(ratings[:5], FORM_SD, random.Random(7).random) == drawn[:5]
+
+
+def test_without_form_the_strengths_are_the_ratings_and_no_number_is_drawn():
+    chance = random.Random(3)
+    assert strengths([2400, 1800], 0.0, chance.random) == [2400.0, 1800.0]
+    assert chance.random() == random.Random(3).random()
+
+
+def test_a_uniform_number_of_zero_gives_a_finite_strength():
+    assert math.isfinite(strengths([2000], FORM_SD, lambda: 0.0)[0])
+
+
+@pytest.mark.parametrize("sd", [-1.0, 401.0, math.nan])
+def test_a_form_spread_out_of_range_is_refused(sd):
+    with pytest.raises(ValueError, match="form"):
+        strengths([2000], sd, random.random)

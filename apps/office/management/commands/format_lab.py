@@ -38,6 +38,7 @@ from apps.silli.lab import (
 from apps.silli.lab.engine import finish, simulate
 from apps.silli.lab.formats import TIEBREAKS, Format
 from apps.silli.lab.measures import Tally
+from apps.silli.lab.results import FORM_SD
 from apps.silli.lab.swiss import ENGINES
 from apps.silli.swiss.acceleration import Acceleration
 
@@ -70,6 +71,12 @@ class Command(BaseCommand):
         parser.add_argument("--tiebreak", choices=TIEBREAKS)
         parser.add_argument("--qualify", help="top:K, top:P%%, overall:K or overall:P%%")
         parser.add_argument("--top", type=int, default=10, help="top-rated players to follow")
+        parser.add_argument(
+            "--form-sd",
+            type=float,
+            default=FORM_SD,
+            help=f"σ of a player's form in a tournament, points (default {FORM_SD:g}; 0: none)",
+        )
         parser.add_argument("--tournaments", type=int, default=100)
         parser.add_argument("--seed", default="format-lab")
         parser.add_argument("--workers", type=int, default=1, help="processes (0: all cores)")
@@ -109,7 +116,14 @@ class Command(BaseCommand):
             fmt = _format(opts)
             rule = opts["qualify"]
             qualification = parse_qualification(str(rule)) if rule else None
-            return LabConfig(fld, fmt, str(opts["seed"]), qualification, int(opts["top"]))
+            return LabConfig(
+                fld,
+                fmt,
+                str(opts["seed"]),
+                qualification,
+                int(opts["top"]),
+                form_sd=float(opts["form_sd"]),
+            )
         except (FieldError, FormatError, EntrantCsvError, OSError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
 
@@ -156,7 +170,8 @@ def summary(report: dict[str, object]) -> str:
     assert isinstance(shares, dict)
     lines = [
         f"{report['field']}, {report['format']}, qualify {report['qualify']}, "
-        f"seed {report['seed']}: {report['tournaments']} tournaments",
+        f"seed {report['seed']}, form σ {report['form_sd']:g}: "
+        f"{report['tournaments']} tournaments",
         "games with a rating difference over: "
         + ", ".join(f"{t}: {100 * v:.2f}%" for t, v in shares.items()),
         f"mean opponent difference {report['mean_opponent_diff']}, "
