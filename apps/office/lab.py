@@ -204,7 +204,7 @@ def _check_candidate(raw: Any, i: int, players: int, problems: _Problems) -> dic
                     ),
                 )
             else:
-                clean["qualify_value"] = str(value.normalize())
+                clean["qualify_value"] = format(value.normalize(), "f")  # "20", not "2E+1"
     return clean
 
 
@@ -299,10 +299,10 @@ def start_lab_run(
 
     require_organizer(user, stage.tournament)
     entrants = engine_entrants(stage)
-    clean, count, seed = check_request(candidates, tournaments, seed, len(entrants))
     _require_registration(stage)
     rated = [e.rating for e in entrants if e.rating is not None]
     if len(entrants) < 2 or not rated:
+        # before the candidates: their limits (rounds, group sizes) depend on the entrants
         raise ActionError(
             ErrorCode.WRONG_STATUS,
             _(
@@ -311,6 +311,7 @@ def start_lab_run(
             )
             % {"count": len(entrants), "rated": len(rated)},
         )
+    clean, count, seed = check_request(candidates, tournaments, seed, len(entrants))
     lowest = min(rated)
     snapshot = [
         [e.code, e.nation, e.rating if e.rating is not None else lowest, e.person] for e in entrants
@@ -544,7 +545,8 @@ def candidate_label(candidate: dict[str, Any]) -> str:
         ) % {"rounds": candidate["rounds"]}
     rule = candidate.get("qualify_rule")
     if rule:
-        value = candidate["qualify_value"]
+        # runs stored before the value was kept as written may hold "2E+1"
+        value = format(Decimal(str(candidate["qualify_value"])).normalize(), "f")
         amount = f"{value} %" if candidate.get("qualify_relative") else value
         where = (
             _("top %(amount)s of each group")

@@ -710,6 +710,10 @@ def _lab_table(run: LabRun) -> list[dict]:
     def row(label: str, values: list) -> dict:
         return {"label": label, "values": ["—" if v is None else v for v in values]}
 
+    def count(value: float) -> str:
+        """A mean count: whole when it is (a format's games), else to a tenth."""
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
     def share(report: dict, over: str) -> str:
         return f"{100 * report['share_rating_diff_over'][over]:.2f} %"
 
@@ -732,7 +736,7 @@ def _lab_table(run: LabRun) -> list[dict]:
         return f"{100 * sum(r[key] for r in rows) / len(rows):.1f} %"
 
     rows = [
-        row(_("Games per tournament"), [r["games_per_tournament"] for r in results]),
+        row(_("Games per tournament"), [count(r["games_per_tournament"]) for r in results]),
         row(_("Calendar"), [calendar(r) for r in results]),
         row(_("Mean rating difference of a game"), [r["mean_opponent_diff"] for r in results]),
         row(_("Worst round's mean rating difference"), [r["max_opponent_diff"] for r in results]),

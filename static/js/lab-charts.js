@@ -11,6 +11,14 @@
   var data = JSON.parse(source.textContent);
   var text = data.text;
   var COLOURS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700"];
+  // On a phone a candidate's whole label would fill the chart with its legend: there the
+  // legend names it by its number and the label's start (the list above the table has it all).
+  var NARROW = window.matchMedia("(max-width: 40rem)").matches;
+
+  function legendLabel(i, label) {
+    var name = i + 1 + ". " + label;
+    return NARROW && name.length > 26 ? name.slice(0, 25) + "…" : name;
+  }
 
   function axes(x, y) {
     return {
@@ -30,6 +38,7 @@
       options: {
         animation: false,
         responsive: true,
+        maintainAspectRatio: false,
         interaction: { mode: "index", intersect: false },
         scales: axes(x, y),
       },
@@ -40,7 +49,7 @@
     return data.candidates.map(function (c, i) {
       return Object.assign(
         {
-          label: i + 1 + ". " + c.label,
+          label: legendLabel(i, c.label),
           data: c[key],
           borderColor: COLOURS[i % COLOURS.length],
           backgroundColor: COLOURS[i % COLOURS.length],

@@ -70,7 +70,22 @@ def test_a_run_completes_with_results_for_each_candidate(
     assert silli["expectation"] is None and swiss["expectation"] is not None
     assert swiss["format"]["acceleration"] == "baku"
     assert silli["calendar"] == {"games_per_player": 4}
-    assert [c["label"] for c in progress["candidates"]][2] == "Swiss, 5 rounds, Baku acceleration"
+    assert [c["label"] for c in progress["candidates"]] == [
+        "Silli, groups of at least 20, 4 games per player, top 20 % of each group",
+        "Round robin, groups of at least 10, top 8 overall",
+        "Swiss, 5 rounds, Baku acceleration",
+    ]
+
+
+@pytest.mark.parametrize(("given", "kept"), [(20, "20"), ("20", "20"), ("12.50", "12.5")])
+def test_a_qualification_value_is_kept_as_people_write_it(given, kept):
+    """Not "2E+1": the value is shown in the candidate's label."""
+    candidates = [{**CANDIDATES[0], "qualify_value": given}, CANDIDATES[2]]
+    clean, _, _ = lab.check_request(candidates, 10, "s", 40)
+    assert clean[0]["qualify_value"] == kept
+    assert f"top {kept} % of each group" in lab.candidate_label(clean[0])
+    stored_before = {**clean[0], "qualify_value": "2E+1"}
+    assert "top 20 % of each group" in lab.candidate_label(stored_before)
 
 
 def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organizer, lab_stage):
@@ -158,6 +173,18 @@ def test_a_stage_whose_registration_is_closed_gets_no_run(
     assert not LabRun.objects.exists()
 
 
+def test_a_stage_without_entrants_is_told_to_import_them_first(
+    api_org, preliminary, django_capture_on_commit_callbacks
+):
+    """Not a complaint about the candidates' rounds (which depend on the entrants)."""
+    answer = start(api_org, preliminary, django_capture_on_commit_callbacks)
+    assert answer.status_code == 409
+    body = answer.json()
+    assert "needs at least two" in body["message"] and "has 0, 0 rated" in body["message"]
+    assert "rounds" not in body["message"]
+    assert not LabRun.objects.exists()
+
+
 def test_applying_a_candidate_sets_the_stage_and_is_audited(
     client, organizer, lab_stage, django_capture_on_commit_callbacks
 ):
@@ -238,6 +265,8 @@ def test_a_finished_runs_page_shows_the_table_and_the_charts_data(
     assert "Mean rating difference of a game" in html
     assert "Apply these settings to the stage" in html
     assert run.form_sd == 85 and "players’ form ±85 points" in html
+    table = {r["label"]: r["values"] for r in page.context["table"]}
+    assert table["Games per tournament"] == ["80", "100"]  # 40 × 4 / 2, 40 × 5 / 2
     factor = next(r for r in page.context["table"] if r["label"] == "Expectation factor")
     swiss_factor = run.results[1]["expectation"]
     assert factor["values"] == ["—", f"{100 * swiss_factor:.1f} %"]  # Silli: no rounds
