@@ -299,9 +299,8 @@ def start_lab_run(
 
     require_organizer(user, stage.tournament)
     entrants = engine_entrants(stage)
-    _require_registration(stage)
     rated = [e.rating for e in entrants if e.rating is not None]
-    if len(entrants) < 2 or not rated:
+    if stage.status == Stage.Status.DRAFT and (len(entrants) < 2 or not rated):
         # before the candidates: their limits (rounds, group sizes) depend on the entrants
         raise ActionError(
             ErrorCode.WRONG_STATUS,
@@ -312,6 +311,7 @@ def start_lab_run(
             % {"count": len(entrants), "rated": len(rated)},
         )
     clean, count, seed = check_request(candidates, tournaments, seed, len(entrants))
+    _require_registration(stage)
     lowest = min(rated)
     snapshot = [
         [e.code, e.nation, e.rating if e.rating is not None else lowest, e.person] for e in entrants
