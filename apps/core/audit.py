@@ -58,6 +58,9 @@ class Action(StrEnum):
     SWISS_ROUND_FAILED = "swiss.round_failed"  # a Swiss round could not be paired (error)
     # a Swiss round's deadline passed (round, open_games, mode: adjudicate or td; the system)
     SWISS_ROUND_DEADLINE_PASSED = "swiss.round_deadline_passed"
+    # an organizer sent a Swiss round's open games to adjudication after its deadline passed
+    # in a stage whose rounds wait for the TD (round, open_games)
+    SWISS_ROUND_SENT_TO_ADJUDICATION = "swiss.round_sent_to_adjudication"
     SWISS_LATE_ENTRANT_ADDED = "swiss.late_entrant_added"  # a late entrant took the next seat
     # groups and results
     GROUP_TD_ASSIGNED = "group.td_assigned"  # a group's TD was named or removed

@@ -375,6 +375,16 @@ class SwissRoundsSerializer(serializers.Serializer):
     )
 
 
+class NextRoundRequestSerializer(serializers.Serializer):
+    adjudicate_open = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="In a stage whose rounds wait for the TD at the deadline (at_deadline td), "
+        "once the current round's deadline passed: first send its unfinished games to "
+        "adjudication (each a draw for this pairing only, until its result is entered).",
+    )
+
+
 class NextRoundView(APIView):
     """A Swiss stage's rounds (GET) and pairing its next round (POST; organizers).
 
@@ -385,7 +395,10 @@ class NextRoundView(APIView):
     and was acted on. The round is paired by a background task:
     the answer is 200 when it is paired already (``paired`` is the requested round), else 202;
     follow ``GET`` on the same address until ``paired`` reaches ``requested`` or ``failure``
-    says why it could not be paired. Asking twice never pairs two rounds."""
+    says why it could not be paired. Asking twice never pairs two rounds. With
+    ``{"adjudicate_open": true}`` — in a stage whose rounds wait for the TD (``td``), once the
+    current round's deadline passed — its unfinished games first go to adjudication, in the
+    same action."""
 
     @extend_schema(
         summary="A Swiss stage's rounds",
@@ -397,7 +410,7 @@ class NextRoundView(APIView):
 
     @extend_schema(
         summary="Pair a Swiss stage's next round",
-        request=None,
+        request=NextRoundRequestSerializer,
         responses={
             200: SwissRoundsSerializer,
             202: SwissRoundsSerializer,
@@ -406,7 +419,11 @@ class NextRoundView(APIView):
     )
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)
-        requested = start_next_round(request.user, stage)
+        params = NextRoundRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        requested = start_next_round(
+            request.user, stage, adjudicate_open=params.validated_data["adjudicate_open"]
+        )
         state = swiss_state(Stage.objects.select_related("tournament").get(pk=stage.pk))
         data = SwissRoundsSerializer({**state.as_dict(), "requested": requested}).data
         if state.paired >= requested:

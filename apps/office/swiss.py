@@ -268,13 +268,20 @@ def _check_can_pair(state: SwissState, round_number: int | None) -> int:
     return state.paired + 1
 
 
-def start_next_round(user, stage: Stage) -> int:
+def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> int:
     """Ask for the stage's next round (organizers): checked now, paired by a Celery task
-    after the commit. Returns the round's number."""
+    after the commit. Returns the round's number.
+
+    ``adjudicate_open``: in a stage whose rounds wait for the TD at the deadline (``td``),
+    once the current round's deadline has passed, first send its unfinished games to
+    adjudication, as an ``adjudicate`` deadline would have (for pairing they count as draws
+    until their results are entered) — in the same transaction, audited."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
         state = swiss_state(stage)
+        if adjudicate_open:
+            _send_open_games_to_adjudication(user, state)
         round_number = _check_can_pair(state, None)
         record(
             Action.SWISS_ROUND_REQUESTED, user, stage=stage, group=state.group, round=round_number
@@ -282,6 +289,46 @@ def start_next_round(user, stage: Stage) -> int:
         actor = user.pk if getattr(user, "is_authenticated", False) else None
         transaction.on_commit(lambda: tasks.pair_swiss_round.delay(stage.pk, round_number, actor))
     return round_number
+
+
+def _send_open_games_to_adjudication(user, state: SwissState) -> None:
+    """Switch the current round, whose deadline passed in ``td`` mode, to adjudication; an
+    ActionError says why it cannot be."""
+    require_open_group(
+        state,
+        _("Games are sent to adjudication while the stage is in play; this stage is %(status)s."),
+        _("The group is closed; reopen it to pair another round."),
+    )
+    rnd = state.current
+    if rnd is None or rnd.deadline_passed_at is None:
+        when = f" ({rnd.due_at:%Y-%m-%d %H:%M} UTC)" if rnd is not None and rnd.due_at else ""
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("Round %(round)s's games go to adjudication once its deadline has passed%(when)s.")
+            % {"round": state.paired, "when": when},
+        )
+    if rnd.adjudicating:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("Round %(round)s's open games are already with the adjudicator.")
+            % {"round": state.paired},
+        )
+    if not state.open_games:
+        raise ActionError(
+            ErrorCode.WRONG_STATUS,
+            _("Every game of round %(round)s has a result: there is nothing to adjudicate.")
+            % {"round": state.paired},
+        )
+    rnd.at_deadline = Stage.AtDeadline.ADJUDICATE
+    rnd.save(update_fields=["at_deadline"])
+    record(
+        Action.SWISS_ROUND_SENT_TO_ADJUDICATION,
+        user,
+        stage=state.stage,
+        group=state.group,
+        round=state.paired,
+        open_games=state.open_games,
+    )
 
 
 def pair_next_round(

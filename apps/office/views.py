@@ -189,7 +189,9 @@ def next_round(request: HttpRequest, stage: Stage) -> HttpResponse:
     """A Swiss stage's next round: checked now, paired by a task (in-process without a
     broker, so usually done when the page comes back)."""
     try:
-        number = swiss.start_next_round(request.user, stage)
+        number = swiss.start_next_round(
+            request.user, stage, adjudicate_open=request.POST.get("adjudicate_open") == "1"
+        )
     except ActionError as error:
         return action_failed(request, stage, error)
     state = swiss.swiss_state(stage)

@@ -331,6 +331,74 @@ def test_adjudicate_mode_tells_the_td_the_games_went_to_adjudication(organizer, 
     assert "They went to adjudication" in body and "Round 2 is paired now" in body
 
 
+def test_in_td_mode_the_organizer_sends_the_open_games_to_adjudication_and_pairs(
+    organizer, capture, client
+):
+    """After a td-mode deadline, one action (the Manage page's button or the API) switches the
+    round to adjudication and pairs the next one: the open game is a draw for this pairing."""
+    stage = published(organizer, capture, mode="td")
+    (open_game,) = play_all_but(organizer, stage, 1)
+    group = stage.groups.get()
+    seat = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
+    url = f"/api/stages/{stage.pk}/next-round/"
+    api = api_client(organizer)
+    manage = reverse("stage-manage", args=[stage.tournament.slug, stage.order])
+    client.force_login(organizer)
+
+    # before the deadline: refused, nothing changed
+    early = api.post(url, {"adjudicate_open": True}, format="json")
+    assert early.status_code == 409
+    assert "once its deadline has passed" in early.json()["message"]
+    assert 'id="adjudicate-round"' not in client.get(manage).content.decode()
+
+    with capture(execute=True):
+        swiss_deadlines_due(first_round(stage).due_at + HOUR)
+    html = client.get(manage).content.decode()
+    assert 'id="adjudicate-round"' in html
+    assert "Send the open game to adjudication and pair round 2" in html
+    # without the flag the round still waits
+    assert api.post(url, {}, format="json").status_code == 409
+    assert api.post(url, {"adjudicate_open": "maybe"}, format="json").status_code == 400
+    assert not first_round(stage).adjudicating
+
+    with capture(execute=True):
+        answer = client.post(
+            reverse("stage-next-round", args=[stage.tournament.slug, stage.order]),
+            {"adjudicate_open": "1"},
+        )
+    assert answer.status_code == 302
+    rnd = first_round(stage)
+    assert rnd.adjudicating and rnd.at_deadline == "adjudicate"
+    event = AuditEvent.objects.get(
+        action=Action.SWISS_ROUND_SENT_TO_ADJUDICATION, stage_id=stage.pk
+    )
+    assert event.actor_id == organizer.pk
+    assert (event.data["round"], event.data["open_games"]) == (1, 1)
+    state = swiss.swiss_state(stage, cells=True)
+    assert state.paired == 2
+    white, black = seat[open_game.white_id], seat[open_game.black_id]
+    assert state.cells[white][0].result == "=" and state.cells[black][0].result == "="
+    assert 'id="adjudicate-round"' not in client.get(manage).content.decode()
+
+
+def test_sending_to_adjudication_is_refused_when_there_is_nothing_to_switch(organizer, capture):
+    stage = published(organizer, capture)  # adjudicate mode: the deadline does it
+    play_all_but(organizer, stage, 1)
+    with capture():  # the next round's pairing held back
+        swiss_deadlines_due(first_round(stage).due_at + HOUR)
+    answer = api_client(organizer).post(
+        f"/api/stages/{stage.pk}/next-round/", {"adjudicate_open": True}, format="json"
+    )
+    assert answer.status_code == 409
+    assert "already with the adjudicator" in answer.json()["message"]
+    assert not AuditEvent.objects.filter(action=Action.SWISS_ROUND_SENT_TO_ADJUDICATION).exists()
+    td = user("notorganizer")
+    refused = api_client(td).post(
+        f"/api/stages/{stage.pk}/next-round/", {"adjudicate_open": True}, format="json"
+    )
+    assert refused.status_code in (403, 404)
+
+
 def test_a_round_whose_games_all_finished_is_only_marked(organizer, capture):
     stage = published(organizer, capture, rounds=1)  # the last round: nothing to pair after it
     play_all_but(organizer, stage, 1, left_open=1)
