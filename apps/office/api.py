@@ -646,6 +646,7 @@ class LabRunsView(APIView):
         run = start_lab_run(
             request.user, stage, data.get("candidates"), data.get("tournaments"), data.get("seed")
         )
+        run.refresh_from_db()  # without a broker the run is done by now: say so
         progress_url = reverse("api-lab-run", args=[run.pk])
         return Response(
             _lab_answer(run), status=status.HTTP_202_ACCEPTED, headers={"Location": progress_url}
