@@ -133,6 +133,10 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "organizer": organizer,
         "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),
+        # a Swiss stage is one group: its current round's deadline is the stage's
+        "round_deadline": round_deadline(swiss.swiss_group(stage), stage=stage)
+        if stage.is_swiss
+        else None,
     }
     return render(request, "stages/stage.html", context)
 

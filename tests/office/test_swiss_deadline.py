@@ -469,7 +469,8 @@ def test_the_pages_show_the_rounds_deadline_and_what_happened(organizer, capture
     manage = reverse("stage-manage", args=[slug, order])
     group_page = reverse("group", args=[slug, order, group.number])
     results = reverse("group-results", args=[slug, order, group.number])
-    for url in (manage, group_page, results):
+    stage_page = reverse("stage", args=[slug, order])
+    for url in (manage, group_page, results, stage_page):
         html = client.get(url).content.decode()
         assert "Round 1 ends on" in html and "(14 days left)" in html, url
     # a player sees it on "My games"
