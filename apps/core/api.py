@@ -98,7 +98,7 @@ def _validation_error(exc: exceptions.ValidationError) -> dict:
     details = _field_errors(exc.detail)
     shown = "; ".join(
         f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in details[:5]
-    )
+    ).removesuffix(".")  # the sentence around it puts its own full stop
     if len(details) > 5:
         message = _(
             "The request is not valid — %(errors)s (and %(more)s more). Correct it and send it "

@@ -25,6 +25,11 @@ def _forbidden(char: str) -> bool:
     return unicodedata.category(char) in {"Cc", "Zl", "Zp"} or char in _BIDI_CONTROLS
 
 
+def holds_control_character(value: str) -> bool:
+    """Whether ``value`` holds a character a name may not hold (see ``_forbidden``)."""
+    return any(_forbidden(char) for char in value)
+
+
 def validate_display_name(value: str) -> None:
     """A ValidationError when ``value`` is too long or holds a control character."""
     if len(value) > DISPLAY_NAME_MAX_LENGTH:
@@ -33,7 +38,7 @@ def validate_display_name(value: str) -> None:
             % {"max": DISPLAY_NAME_MAX_LENGTH, "count": len(value)},
             code="max_length",
         )
-    if any(_forbidden(char) for char in value):
+    if holds_control_character(value):
         raise ValidationError(
             _("A name cannot contain control characters (tabs, line breaks and the like)."),
             code="control_characters",

@@ -56,7 +56,8 @@ from .lab import progress as lab_progress
 from .lab import start_lab_run
 from .models import LabRun
 from .publication import not_published, publication_progress
-from .services import cancel_draw, generate_seed, publish_draw, start_draw
+from .seeds import generate_seed
+from .services import cancel_draw, publish_draw, start_draw
 from .swiss import start_next_round, swiss_state
 from .swiss_late import add_late_entrant
 

@@ -33,7 +33,7 @@ from apps.stages.models import (
     validate_formula,
 )
 
-from .services import MAX_SEED_LENGTH
+from .seeds import MAX_SEED_LENGTH
 
 GAMES_ERRORS = {"min_value": GAMES_TOO_FEW, "max_value": GAMES_TOO_MANY}
 

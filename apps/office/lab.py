@@ -49,12 +49,12 @@ from apps.silli.swiss.acceleration import Acceleration
 from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
 from apps.stages.services import update_stage
 
+from . import seeds
 from .draw import percent_done
 from .models import LabRun
 
 MIN_CANDIDATES, MAX_CANDIDATES = 2, 4
 MIN_TOURNAMENTS, MAX_TOURNAMENTS, DEFAULT_TOURNAMENTS = 10, 2000, 200
-MAX_SEED_LENGTH = 200
 MAX_ROUNDS = 30
 FORMATS = ("silli", "round_robin", "swiss")
 ACCELERATIONS = (Acceleration.NONE.value, Acceleration.BAKU.value)
@@ -69,9 +69,7 @@ STALE_SECONDS = 600
 
 
 def generate_seed() -> str:
-    from .services import generate_seed as draw_seed
-
-    return "LAB-" + draw_seed().removeprefix("CC-")
+    return seeds.generate_seed("LAB")
 
 
 # ---------------------------------------------------------------------------
@@ -235,12 +233,16 @@ def check_request(
     if not isinstance(candidates, list) or not (
         MIN_CANDIDATES <= len(candidates) <= MAX_CANDIDATES
     ):
-        given = len(candidates) if isinstance(candidates, list) else 0
-        problems.add(
-            "candidates",
-            _("Give from %(min)s to %(max)s candidate formats to compare (got %(count)s).")
-            % {"min": MIN_CANDIDATES, "max": MAX_CANDIDATES, "count": given},
-        )
+        if isinstance(candidates, list):
+            message = _(
+                "Give from %(min)s to %(max)s candidate formats to compare (got %(count)s)."
+            ) % {"min": MIN_CANDIDATES, "max": MAX_CANDIDATES, "count": len(candidates)}
+        else:
+            message = _("Give the candidate formats as a list of %(min)s to %(max)s.") % {
+                "min": MIN_CANDIDATES,
+                "max": MAX_CANDIDATES,
+            }
+        problems.add("candidates", message)
     else:
         clean = [_check_candidate(raw, i, players, problems) for i, raw in enumerate(candidates)]
     count: int | None = _int(tournaments) if tournaments not in (None, "") else DEFAULT_TOURNAMENTS
@@ -255,11 +257,9 @@ def check_request(
         problems.add("seed", _("The seed must be text."))
         seed = ""
     seed = (seed or "").strip()
-    if len(seed) > MAX_SEED_LENGTH:
-        problems.add(
-            "seed",
-            _("The seed is longer than %(max)s characters.") % {"max": MAX_SEED_LENGTH},
-        )
+    problem = seeds.seed_problem(seed)
+    if problem is not None:
+        problems.add("seed", problem)
     problems.raise_if_any()
     assert count is not None
     games = sum(_games_per_tournament(c, players) for c in clean) * count

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -19,13 +17,7 @@ from apps.standings.services import schedule_recomputes
 
 from . import draw, tasks
 from .draw import draw_settings
-
-MAX_SEED_LENGTH = 200
-
-
-def generate_seed() -> str:
-    """A seed for organizers who have no lottery result to hand (shown and recorded)."""
-    return f"CC-{timezone.now():%Y%m%d}-{secrets.token_hex(8)}"
+from .seeds import seed_problem
 
 
 def start_draw(user, stage: Stage, seed: str) -> DrawJob:
@@ -37,11 +29,9 @@ def start_draw(user, stage: Stage, seed: str) -> DrawJob:
             ErrorCode.INVALID_INPUT,
             _("Type the seed (e.g. a lottery result) or generate one before drawing."),
         )
-    if len(seed) > MAX_SEED_LENGTH:
-        raise ActionError(
-            ErrorCode.INVALID_INPUT,
-            _("The seed is longer than %(max)s characters.") % {"max": MAX_SEED_LENGTH},
-        )
+    problem = seed_problem(seed)
+    if problem is not None:
+        raise ActionError(ErrorCode.INVALID_INPUT, problem)
     with transaction.atomic():
         stage = locked(stage)
         if stage.status not in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN):

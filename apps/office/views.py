@@ -46,7 +46,7 @@ from apps.stages.pages import action_failed, manage_url, organizer_page, visible
 from apps.standings.services import drawn_games
 
 from . import lab as lab_service
-from . import publication, services, swiss, swiss_late
+from . import publication, seeds, services, swiss, swiss_late
 from .draw import job_progress
 from .forms import (
     DrawForm,
@@ -165,7 +165,7 @@ def _manage_page(
     late_form: LateEntrantForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    seed = services.generate_seed() if request.GET.get("generate") else stage.seed
+    seed = seeds.generate_seed() if request.GET.get("generate") else stage.seed
     latest_job = stage.draw_jobs.first()
     swiss_group = swiss.swiss_group(stage) if stage.is_swiss and stage.is_public else None
     context = {

@@ -36,7 +36,10 @@ def test_nested_validation_errors_name_each_field():
         {"field": "rows.0.code", "message": "Missing.", "code": "invalid"},
         {"field": None, "message": "No.", "code": "invalid"},
     ]
-    assert "seed: Too long." in answer.data["message"]
+    assert answer.data["message"] == (
+        "The request is not valid — seed: Too long.; rows.0.code: Missing.; No. "
+        "Correct it and send it again."
+    )
 
 
 def test_throttled_says_when_to_come_back():

@@ -106,6 +106,22 @@ def test_a_draw_needs_a_seed_and_not_two(org, draft_stage):
     assert both.json()["details"][0]["message"] == "Send either a seed or generate_seed, not both."
 
 
+@pytest.mark.parametrize(
+    ("seed", "reason"),
+    [("x" * 201, "longer than 200 characters"), ("Lotto\t17", "control characters")],
+    ids=["too-long", "nul"],
+)
+def test_a_seed_too_long_or_with_control_characters_is_refused_and_nothing_starts(
+    org, draft_stage, seed, reason
+):
+    org.post(f"/api/stages/{draft_stage.pk}/close-registration/")
+    refused = org.post(f"/api/stages/{draft_stage.pk}/draw/", {"seed": seed}, format="json")
+    assert refused.status_code == 400
+    assert reason in refused.json()["message"]
+    draft_stage.refresh_from_db()
+    assert draft_stage.seed == "" and not draft_stage.draw_jobs.exists()
+
+
 def test_the_import_reads_a_multipart_file_or_json(org, cup, entrants_file):
     stage = cup.first_stage
     rows = entrants_file.splitlines(keepends=True)

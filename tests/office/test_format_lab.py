@@ -129,8 +129,20 @@ def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organi
             },
             {"candidates.0.group_size", "candidates.1.format", "tournaments"},
         ),
+        ({"candidates": "silli"}, {"candidates"}),
+        ({"seed": "lab\x00seed"}, {"seed"}),
+        ({"seed": "s" * 201}, {"seed"}),
     ],
-    ids=["one", "five", "group-too-small", "no-tournaments", "several"],
+    ids=[
+        "one",
+        "five",
+        "group-too-small",
+        "no-tournaments",
+        "several",
+        "not-a-list",
+        "seed-nul",
+        "seed-too-long",
+    ],
 )
 def test_bad_input_is_refused_listing_every_problem_and_creates_nothing(
     api_org, lab_stage, django_capture_on_commit_callbacks, body, fields
