@@ -332,6 +332,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "apps.office.tasks.resume_stalled_draws",
         "schedule": 60.0,
     },
+    # Format lab runs whose task was lost go on the same way (apps/office/lab.py stalled_runs).
+    "resume-stalled-lab-runs": {
+        "task": "apps.office.tasks.resume_stalled_lab_runs",
+        "schedule": 60.0,
+    },
     # Each TD gets yesterday's changes in their groups (once: a digest is never sent twice).
     "td-digests": {
         "task": "apps.notifications.tasks.send_td_digests",

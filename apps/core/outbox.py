@@ -6,7 +6,8 @@ unreachable, sending fails after the change is saved; the app's task class
 sweep :func:`send_unsent` (beat, every minute) sends what is kept once the broker answers
 again. Tasks whose need is already kept elsewhere opt out with ``outbox = False`` on the task
 (the standings' recompute: the group's mark and its sweep; the draw's steps: the job and
-its sweep; the periodic tasks themselves: beat sends them again).
+its sweep; a format lab run's parts: the run and its sweep; the periodic tasks themselves:
+beat sends them again).
 
 Delivery is at least once: the tasks kept here are those whose sending failed, and a task
 is deleted from the outbox only after the broker took it.

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -66,6 +66,12 @@ CHUNKS = 25
 UNFINISHED = (LabRun.Status.PENDING, LabRun.Status.RUNNING)
 # An unfinished run not updated for this long is taken as lost: another may start.
 STALE_SECONDS = 600
+# A run's task saves after every chunk (well under a minute). An unfinished run not saved for
+# this long has lost its task (a killed worker, a broker away when it started or went on):
+# the sweep (``stalled_runs``, every minute) queues it again, at most once per this time.
+RESUME_AFTER = timedelta(minutes=2)
+# A run started longer ago than this is stopped (the largest take about 20 minutes).
+TIME_LIMIT = timedelta(minutes=60)
 
 
 def generate_seed() -> str:
@@ -445,6 +451,30 @@ def _fail(run_id: int, message: str) -> None:
 def fail(run_id: int, message: str) -> None:
     """Mark the run failed with ``message`` unless it has finished."""
     _fail(run_id, message)
+
+
+def stalled_runs(now: datetime | None = None) -> tuple[list[int], list[int]]:
+    """The unfinished runs to queue again, and those past the time limit (failed here).
+
+    A run to resume is marked as saved now, so the next sweep leaves it alone for another
+    ``RESUME_AFTER`` (a queue that is only slow gets one more task, not one a minute). A run
+    queued twice counts each chunk once (``advance``)."""
+    now = now or timezone.now()
+    unfinished = LabRun.objects.filter(status__in=UNFINISHED, updated_at__lt=now - RESUME_AFTER)
+    late = list(unfinished.filter(created_at__lt=now - TIME_LIMIT).values_list("pk", flat=True))
+    minutes = int(TIME_LIMIT.total_seconds() // 60)
+    for run_id in late:
+        _fail(
+            run_id,
+            _(
+                "The run took longer than %(minutes)s minutes and was stopped; start it again, "
+                "perhaps with fewer tournaments."
+            )
+            % {"minutes": minutes},
+        )
+    resume = list(unfinished.exclude(pk__in=late).values_list("pk", flat=True))
+    LabRun.objects.filter(pk__in=resume, status__in=UNFINISHED).update(updated_at=now)
+    return resume, late
 
 
 def advance(run_id: int, seconds: float = 50.0) -> bool:

@@ -4,15 +4,21 @@
 to ``draw.GROUPS_PER_TASK``); the task that completes the last group runs ``finish_draw``.
 Every step is idempotent, tasks are acknowledged only after they ran (a killed worker's task
 is delivered again), and database hiccups are retried; a step that still fails marks the job
-failed.
+failed. ``run_lab`` simulates a format lab run part by part (``lab.py``), the same way; the
+sweeps ``resume_stalled_draws`` and ``resume_stalled_lab_runs`` queue again what was lost.
 """
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.db import DatabaseError
+from kombu.exceptions import OperationalError
 
 from . import draw, lab, publication
+
+logger = logging.getLogger(__name__)
 
 
 def _draw_step_failed(task, exc, task_id, args, kwargs, einfo) -> None:
@@ -145,5 +151,18 @@ def run_lab(run_id: int) -> bool:
     again until the run has finished; a repeated delivery counts nothing twice."""
     finished = lab.advance(run_id)
     if not finished:
-        run_lab.delay(run_id)
+        try:
+            run_lab.delay(run_id)
+        except OperationalError:  # the broker went away: the sweep queues the run again
+            logger.warning("Format lab run %s: the next part was not queued.", run_id)
     return finished
+
+
+@shared_task(outbox=False, acks_late=True)
+def resume_stalled_lab_runs() -> dict[str, int]:
+    """Every minute (beat): queue again the format lab runs whose task was lost, and stop
+    those past the time limit (see ``lab.stalled_runs``)."""
+    resume, late = lab.stalled_runs()
+    for run_id in resume:
+        run_lab.delay(run_id)
+    return {"resumed": len(resume), "stopped": len(late)}

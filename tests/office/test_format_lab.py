@@ -4,13 +4,16 @@ the one chosen to the stage's settings."""
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from apps.core.audit import Action
 from apps.core.models import AuditEvent
 from apps.entrants.services import import_entrants
-from apps.office import lab
+from apps.office import lab, tasks
 from apps.office.models import LabRun
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
@@ -110,6 +113,59 @@ def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organi
     assert lab.advance(again.pk, seconds=600)
     again.refresh_from_db()
     assert again.results == results
+
+
+@pytest.fixture
+def no_worker(monkeypatch):
+    """Queued lab tasks go nowhere, as with a broker nobody consumes."""
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.run_lab, "delay", queued.append)
+    return queued
+
+
+def test_a_run_whose_task_was_lost_is_queued_again_once_and_finishes(
+    organizer, lab_stage, no_worker, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "lost")
+    assert no_worker == [run.pk]  # queued, never run: the task was lost
+    assert lab.stalled_runs() == ([], [])  # too early to tell
+    LabRun.objects.filter(pk=run.pk).update(updated_at=timezone.now() - timedelta(minutes=3))
+    assert tasks.resume_stalled_lab_runs() == {"resumed": 1, "stopped": 0}
+    assert no_worker == [run.pk, run.pk]
+    # The next sweep, a minute later, leaves it to the task just queued.
+    later = timezone.now() + timedelta(minutes=1)
+    assert lab.stalled_runs(later) == ([], [])
+    no_worker.clear()
+    while not tasks.run_lab.run(run.pk):  # a worker runs it (and what it queues)
+        assert no_worker.pop() == run.pk
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.SUCCEEDED and run.done == run.total
+
+
+def test_a_run_past_its_time_limit_is_stopped(organizer, lab_stage, no_worker):
+    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "late")
+    long_ago = timezone.now() - lab.TIME_LIMIT - timedelta(minutes=1)
+    LabRun.objects.filter(pk=run.pk).update(created_at=long_ago, updated_at=long_ago)
+    assert lab.stalled_runs() == ([], [run.pk])
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.FAILED and "longer than 60 minutes" in run.error
+    assert tasks.run_lab.run(run.pk)  # its task, delivered late, does nothing
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.FAILED and not run.results
+
+
+def test_a_broker_gone_between_parts_leaves_the_run_to_the_sweep(organizer, lab_stage, monkeypatch):
+    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "broker")
+
+    def broker_away(run_id):
+        raise OperationalError("Connection refused")
+
+    monkeypatch.setattr(tasks.run_lab, "delay", broker_away)
+    monkeypatch.setattr(lab, "advance", lambda run_id: False)  # a part done, more to do
+    assert tasks.run_lab.run(run.pk) is False
+    run.refresh_from_db()
+    assert run.status == LabRun.Status.PENDING and not run.error  # not failed: resumable
 
 
 @pytest.mark.parametrize(
