@@ -47,7 +47,7 @@ from apps.silli.lab.formats import Format, tournament_seed
 from apps.silli.lab.measures import Tally
 from apps.silli.swiss.acceleration import Acceleration
 from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
-from apps.stages.services import update_stage
+from apps.stages.services import locked, update_stage
 
 from . import seeds
 from .draw import percent_done
@@ -324,6 +324,9 @@ def start_lab_run(
     ]
     _check_division(clean, snapshot, seed)
     with transaction.atomic():
+        # Two starts at once: the second waits here and then sees the first's run; a stage
+        # whose registration closed meanwhile gets none.
+        _require_registration(locked(stage))
         stale = timezone.now() - timedelta(seconds=STALE_SECONDS)
         running = stage.lab_runs.filter(status__in=UNFINISHED, updated_at__gt=stale).first()
         if running is not None:
@@ -514,20 +517,20 @@ def advance(run_id: int, seconds: float = 50.0) -> bool:
             )
             return True
         with transaction.atomic():
-            locked = LabRun.objects.select_for_update().get(pk=run_id)
-            if locked.finished:
+            current = LabRun.objects.select_for_update().get(pk=run_id)
+            if current.finished:
                 return True
-            stored = locked.tallies[index]
+            stored = current.tallies[index]
             if (stored or {}).get("tournaments", 0) == start:  # else a twin counted it
                 if stored:
                     total = _tally(stored)
                     total.merge(part)
                 else:
                     total = part
-                locked.tallies[index] = dataclasses.asdict(total)
-                locked.done = sum((t or {}).get("tournaments", 0) for t in locked.tallies)
-                locked.status = LabRun.Status.RUNNING
-                locked.save(update_fields=["tallies", "done", "status", "updated_at"])
+                current.tallies[index] = dataclasses.asdict(total)
+                current.done = sum((t or {}).get("tournaments", 0) for t in current.tallies)
+                current.status = LabRun.Status.RUNNING
+                current.save(update_fields=["tallies", "done", "status", "updated_at"])
         if time.monotonic() > deadline:
             return False
 

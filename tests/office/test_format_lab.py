@@ -380,3 +380,19 @@ def test_a_division_the_engine_cannot_make_is_refused_before_the_run(
     assert answer.json()["details"][0]["field"] == "candidates.0.group_size"
     assert "entries of one person never share a group" in answer.json()["message"]
     assert not LabRun.objects.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_organizers_starting_a_run_at_once_make_one(organizer, lab_stage, no_worker):
+    from tests.results.test_concurrency import race
+
+    outcomes = race(
+        *[
+            lambda n=n: lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, f"s{n}")
+            for n in (1, 2)
+        ]
+    )
+    assert LabRun.objects.filter(stage=lab_stage).count() == 1
+    refused = [o for o in outcomes if not isinstance(o, LabRun)]
+    assert len(refused) == 1 and "still going" in refused[0].message
