@@ -58,6 +58,15 @@ def test_an_organizer_compares_formats_and_applies_one(live_server, browser):
         )
     page.screenshot(path=SHOT, full_page=True)
 
+    # On a phone the candidates scroll sideways under the measures, which stay in view.
+    page.set_viewport_size({"width": 360, "height": 800})
+    wrap = page.locator("#lab-results .table-wrap")
+    scrolled = wrap.evaluate("w => (w.scrollLeft = w.scrollWidth - w.clientWidth)")
+    assert scrolled > 20
+    measure = page.locator("table.lab-table tbody th").first.bounding_box()
+    assert measure is not None and abs(measure["x"] - wrap.bounding_box()["x"]) < 3
+    page.set_viewport_size({"width": 1280, "height": 900})
+
     page.locator("table.lab-table form").nth(1).get_by_role("button").click()
     say_yes(page)
     expect(page.locator(".messages")).to_contain_text("candidate 2")
