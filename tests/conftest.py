@@ -128,3 +128,16 @@ def fresh_rate_limits():
     no test is throttled by the requests of the tests before it."""
     cache.clear()
     yield
+
+
+@pytest.fixture
+def never_run(monkeypatch):
+    """``never_run(task)``: sending ``task`` goes nowhere, as with a broker nobody consumes;
+    returns the list that collects the first argument of each send."""
+
+    def stub(task) -> list:
+        queued: list = []
+        monkeypatch.setattr(task, "delay", queued.append)
+        return queued
+
+    return stub

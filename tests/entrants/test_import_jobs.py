@@ -40,11 +40,9 @@ def small_threshold(settings, monkeypatch):
 
 
 @pytest.fixture
-def no_worker(monkeypatch):
-    """Queued import jobs go nowhere, as with a broker nobody consumes."""
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.run_import, "delay", queued.append)
-    return queued
+def no_worker(never_run):
+    """Queued import jobs go nowhere."""
+    return never_run(tasks.run_import)
 
 
 def big_file(count: int = 30, prefix: str = "B") -> str:

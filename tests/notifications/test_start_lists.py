@@ -33,9 +33,8 @@ def test_every_player_gets_one_start_list_with_opponents_colours_and_the_td(worl
     assert SentNotification.objects.filter(kind="start_list").count() == 24
 
 
-def test_publishing_queues_one_task_per_group(world, monkeypatch):
-    queued = []
-    monkeypatch.setattr(tasks.send_start_lists, "delay", queued.append)
+def test_publishing_queues_one_task_per_group(world, never_run):
+    queued = never_run(tasks.send_start_lists)
     assert tasks.draw_published(world.stage.pk) == 2
     assert sorted(queued) == sorted([world.group.pk, world.other_group.pk])
 

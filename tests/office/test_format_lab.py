@@ -116,11 +116,9 @@ def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organi
 
 
 @pytest.fixture
-def no_worker(monkeypatch):
-    """Queued lab tasks go nowhere, as with a broker nobody consumes."""
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.run_lab, "delay", queued.append)
-    return queued
+def no_worker(never_run):
+    """Queued lab tasks go nowhere."""
+    return never_run(tasks.run_lab)
 
 
 def test_a_run_whose_task_was_lost_is_queued_again_once_and_finishes(

@@ -17,11 +17,9 @@ from apps.stages.models import DrawJob, Stage
 
 
 @pytest.fixture
-def no_worker(monkeypatch):
-    """Queued draw steps go nowhere, as with a broker nobody consumes."""
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.run_draw, "delay", queued.append)
-    return queued
+def no_worker(never_run):
+    """Queued draw steps go nowhere."""
+    return never_run(tasks.run_draw)
 
 
 def test_a_second_draw_while_one_runs_is_refused_and_makes_no_job(
