@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .fields import Field
 from .formats import Format, Qualification, play, tournament_seed
 from .measures import THRESHOLDS, Tally, report, standings
-from .results import FORM_SD, MAX_FORM_SD
+from .results import FORM_SD, check_form_sd
 
 DEFAULT_TOP = 10
 
@@ -34,8 +34,7 @@ class LabConfig:
     def __post_init__(self) -> None:
         if self.top < 0:
             raise ValueError("top must not be negative")
-        if not 0 <= self.form_sd <= MAX_FORM_SD:
-            raise ValueError(f"the form's standard deviation must be 0..{MAX_FORM_SD:g} points")
+        check_form_sd(self.form_sd)
 
     def new_tally(self) -> Tally:
         return Tally(len(self.field), self.top, self.thresholds)

@@ -98,11 +98,16 @@ def play_game(white: float, black: float, uniform: float) -> int:
     return BLACK_WINS
 
 
+def check_form_sd(form_sd: float) -> None:
+    """A ValueError unless ``form_sd`` is a usable σ of the form (0 to ``MAX_FORM_SD``)."""
+    if not 0.0 <= form_sd <= MAX_FORM_SD:  # NaN too
+        raise ValueError(f"the form's standard deviation must be 0..{MAX_FORM_SD:g} points")
+
+
 def strengths(ratings: Sequence[int], form_sd: float, uniform: Callable[[], float]) -> list[float]:
     """Each player's strength for one tournament: rating + N(0, ``form_sd``), one uniform
     number per player in the order given; with ``form_sd`` 0 the ratings, no number drawn."""
-    if not 0.0 <= form_sd <= MAX_FORM_SD:
-        raise ValueError(f"the form's standard deviation must be 0..{MAX_FORM_SD:g} points")
+    check_form_sd(form_sd)
     if form_sd == 0.0:
         return [float(r) for r in ratings]
     form = NormalDist(0.0, form_sd)
