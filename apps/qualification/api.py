@@ -18,9 +18,9 @@ from apps.core.api import error_responses
 from apps.core.permissions import require_organizer
 from apps.groups.lookups import counted_stage_for_reading, group_for_reading
 from apps.results import closing
+from apps.scoring import qualification as q
 from apps.stages.lookups import stage_for_action
 from apps.stages.serializers import StageSerializer
-from apps.standings import qualification as q
 
 from . import services
 

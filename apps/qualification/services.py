@@ -2,7 +2,7 @@
 they may make (pre-qualified entrants, qualifiers who decline) and the confirmation that
 fills the next stage.
 
-The rules themselves are the pure ``apps.standings.qualification`` module; this service
+The rules themselves are the pure ``apps.scoring.qualification`` module; this service
 feeds it the stage's stored standings (with the earlier stages' results as fallback keys
 and for cumulative loss caps).
 """
@@ -25,10 +25,10 @@ from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group
+from apps.scoring import qualification as q
 from apps.silli.entrants import entrants_digest
 from apps.stages.models import Stage
 from apps.stages.services import move
-from apps.standings import qualification as q
 from apps.standings.fallback import fallback_keys, points_lost_before
 from apps.standings.models import GroupStanding
 from apps.standings.services import chain, stage_games_per_player, stage_pending

@@ -28,9 +28,9 @@ from apps.core.permissions import is_organizer
 from apps.groups.models import Group
 from apps.results import closing
 from apps.results.pages import result_entry_page, results_url
+from apps.scoring import qualification as q
 from apps.stages.models import Stage
 from apps.stages.pages import manage_url, organizer_page, visible_stage
-from apps.standings import qualification as q
 from apps.standings.display import figure_text, key_labels
 
 from . import services

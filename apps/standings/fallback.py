@@ -12,9 +12,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 
+from apps.scoring import tiebreaks as tb
 from apps.stages.models import Stage
 
-from . import tiebreaks as tb
 from .models import GroupStanding
 
 # An entrant with no record in an earlier stage (e.g. pre-qualified) ranks below every

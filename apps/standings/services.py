@@ -64,10 +64,10 @@ from apps.core.permissions import require_organizer
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
+from apps.scoring import tiebreaks as tb
 from apps.silli.systems import pairing_system
 from apps.stages.models import Stage
 
-from . import tiebreaks as tb
 from .fallback import fallback_keys
 from .models import FIGURES, GroupStanding, RankingMark, StageRankingRow, StandingsMark
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import time
 
-from apps.silli.circle import circle_games
-from apps.standings.tiebreaks import (
+from apps.scoring.tiebreaks import (
     BUCHHOLZ,
     TORINO,
     Colour,
@@ -17,6 +16,7 @@ from apps.standings.tiebreaks import (
     compute_figures,
     rank,
 )
+from apps.silli.circle import circle_games
 
 REVERSED = {Outcome.WIN: Outcome.LOSS, Outcome.DRAW: Outcome.DRAW, Outcome.LOSS: Outcome.WIN}
 

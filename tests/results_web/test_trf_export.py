@@ -1,6 +1,6 @@
-"""The group's TRF file: a proper round colouring, XXR, and the stored standings' points."""
+"""The group's TRF file: XXR and the stored standings' points (the writer itself:
+tests/scoring/test_trf_write.py)."""
 
-from collections import Counter
 from decimal import Decimal
 
 import pytest
@@ -9,24 +9,10 @@ from django.urls import reverse
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game
 from apps.results.services import enter_result, withdraw_entrant
+from apps.scoring.trf.read import parse_trf, standings_from_trf
 from apps.standings.models import GroupStanding
-from apps.standings.trf import parse_trf, standings_from_trf
-from apps.standings.trf_export import TrfGame, colour_games
 
 RESULTS = ["1-0", "0-1", "1/2-1/2", "+-", "-+", "--", ""]
-
-
-def circle(size: int, formula: list[int]) -> list[TrfGame]:
-    return [TrfGame(x, (x - 1 + d) % size + 1, "") for x in range(1, size + 1) for d in formula]
-
-
-@pytest.mark.parametrize(("size", "rounds"), [(100, 10), (104, 10), (103, 11), (11, 5)])
-def test_rounds_are_a_proper_colouring_with_few_rounds(size, rounds):
-    formula = [1, 4, 10, 17, 29] if size > 11 else [1, 2]
-    coloured = colour_games(circle(size, formula), size)
-    per_round = Counter((seat, g.round) for g in coloured for seat in (g.white, g.black))
-    assert max(per_round.values()) == 1, "no player has two games in one round"
-    assert max(g.round for g in coloured) == rounds
 
 
 @pytest.mark.django_db

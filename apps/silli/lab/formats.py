@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from ...standings.qualification import Rule, RuleSpec
+from ...scoring.qualification import Rule, RuleSpec
 from ..draw import ROUND_ROBIN, SILLI, DrawSettings, divide_stage, draw_group
 from ..swiss.acceleration import Acceleration
 from .fields import Field

@@ -39,9 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ...standings.qualification import Candidate, qualify
-from ...standings.tiebreaks import SYSTEMS as CHAINS
-from ...standings.tiebreaks import (
+from ...scoring.qualification import Candidate, qualify
+from ...scoring.tiebreaks import SYSTEMS as CHAINS
+from ...scoring.tiebreaks import (
     Colour,
     Game,
     KeyFigure,

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.standings.tiebreaks import SYSTEMS, CutVariant, Unplayed
-from apps.standings.trf import decode_trf, standings_csv, standings_from_trf
+from apps.scoring.tiebreaks import SYSTEMS, CutVariant, Unplayed
+from apps.scoring.trf.read import decode_trf, standings_csv, standings_from_trf
 
 
 class Command(BaseCommand):

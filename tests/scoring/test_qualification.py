@@ -1,4 +1,4 @@
-"""Qualification rules (apps/standings/qualification.py): threshold, loss cap, top per group,
+"""Qualification rules (apps/scoring/qualification.py): threshold, loss cap, top per group,
 top overall, withdrawals, declines, ties at the cut and the seeded lot."""
 
 import doctest
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.standings import qualification
-from apps.standings.qualification import (
+from apps.scoring import qualification
+from apps.scoring.qualification import (
     Candidate,
     Outcome,
     Rule,
@@ -22,7 +22,7 @@ from apps.standings.qualification import (
     qualify,
     quota,
 )
-from apps.standings.tiebreaks import lot_order
+from apps.scoring.tiebreaks import lot_order
 
 SEED = "cup-4/stage-1"
 

@@ -1,4 +1,4 @@
-"""Tie-break figures, standings and the seeded lot (apps/standings/tiebreaks.py)."""
+"""Tie-break figures, standings and the seeded lot (apps/scoring/tiebreaks.py)."""
 
 import hashlib
 from dataclasses import replace
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.standings.tiebreaks import (
+from apps.scoring.tiebreaks import (
     BUCHHOLZ,
     SWISS,
     SYSTEMS,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
 
-from apps.standings.tiebreaks import (
+from apps.scoring.tiebreaks import (
     TORINO,
     Colour,
     CutVariant,

@@ -1,4 +1,4 @@
-"""TRF import and the standings_from_trf report (apps/standings/trf.py).
+"""TRF import and the standings_from_trf report (apps/scoring/trf/read.py).
 
 The real tournaments are in ``tests/data/trf/`` (``tests/data/README.md`` says where each
 comes from).
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.standings.tiebreaks import (
+from apps.scoring.tiebreaks import (
     BUCHHOLZ,
     Colour,
     CutVariant,
@@ -21,7 +21,7 @@ from apps.standings.tiebreaks import (
     Unplayed,
     compute_figures,
 )
-from apps.standings.trf import (
+from apps.scoring.trf.read import (
     CSV_HEADER,
     TrfError,
     TrfRound,
@@ -31,7 +31,7 @@ from apps.standings.trf import (
     standings_csv,
     standings_from_trf,
 )
-from tests.standings.test_torino_paper import PLAYERS as PAPER_PLAYERS
+from tests.scoring.test_torino_paper import PLAYERS as PAPER_PLAYERS
 
 TRF_DIR = Path(__file__).resolve().parent.parent / "data" / "trf"
 ROUNDS = {"gros_2010_after_r4.trf": 4}  # state after round 4 of 9 (tests/data/README.md)

@@ -18,7 +18,7 @@ passed goes to the best reserve. Every other eligible entrant is a reserve, best
 (optionally only the first ``RuleSpec.reserves``; the rest are out).
 
 Entrants are ordered by their ranking ``key`` (higher is better). Equal keys are ordered by
-the seeded :func:`~apps.standings.tiebreaks.lot_order`; where such a block straddles a cut,
+the seeded :func:`~apps.scoring.tiebreaks.lot_order`; where such a block straddles a cut,
 the lot decided who got in, and its members are marked ``by_lot``.
 
 Example, the top 1 of a group of three where the leader declines::

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import pytest
 
-from apps.standings.tiebreaks import (
+from apps.scoring.tiebreaks import (
     Colour,
     CutVariant,
     Figures,
