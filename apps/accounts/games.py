@@ -26,9 +26,9 @@ from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.groups.services import GAME_ROW, seat_lines
 from apps.results.models import ResultReport
+from apps.scoring.points import points_text
 from apps.stages.models import Stage, Tournament
 from apps.stages.permissions import public_stages_filter
-from apps.standings.display import points_text
 from apps.standings.models import GroupStanding
 
 STATUS_LABELS = {

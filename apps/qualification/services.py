@@ -26,6 +26,7 @@ from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group
 from apps.scoring import qualification as q
+from apps.scoring.points import points_text
 from apps.silli.entrants import entrants_digest
 from apps.stages.models import Stage
 from apps.stages.services import move
@@ -57,7 +58,7 @@ def describe_rule(stage: Stage) -> str:
     spec = rule_spec(stage)
     if spec is None:
         return _("No qualification rule is set.")
-    value = q.format_points(spec.value)
+    value = points_text(spec.value)
     if spec.rule is q.Rule.THRESHOLD:
         if spec.relative:
             return _("%(value)s of the games' points or more (share of T)") % {"value": value}

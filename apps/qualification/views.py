@@ -29,6 +29,7 @@ from apps.groups.models import Group
 from apps.results import closing
 from apps.results.pages import result_entry_page, results_url
 from apps.scoring import qualification as q
+from apps.scoring.points import points_text
 from apps.stages.models import Stage
 from apps.stages.pages import manage_url, organizer_page, visible_stage
 from apps.standings.display import figure_text, key_labels
@@ -137,7 +138,7 @@ def _rows(decisions, entrants: dict, names: list[str]) -> list[dict]:
         {
             "decision": d,
             "entrant": entrants[d.candidate.id],
-            "points": q.format_points(d.candidate.points),
+            "points": points_text(d.candidate.points),
             "figures": [figure_text(n, d.candidate.figures.get(n)) for n in names],
         }
         for d in decisions

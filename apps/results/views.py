@@ -32,10 +32,11 @@ from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
 from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.groups.services import assign_td
+from apps.scoring.points import points_text
 from apps.stages.models import Stage
 from apps.stages.pages import manage_url, organizer_page
 from apps.standings.crosstable import build
-from apps.standings.display import colour_columns, compact_cells, points_text
+from apps.standings.display import colour_columns, compact_cells
 
 from .closing import play_deadline
 from .forms import (

@@ -2,6 +2,7 @@
 
 The parts, one module each:
 
+* :mod:`~apps.scoring.points` — points as a chess player writes them (``6½``);
 * :mod:`~apps.scoring.tiebreaks` — figures and standings of a group: the Buchholz chain, the
   Torino system, the seeded lot;
 * :mod:`~apps.scoring.qualification` — who goes on to the next stage (the four rules);

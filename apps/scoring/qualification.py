@@ -36,12 +36,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 from itertools import groupby
 from operator import attrgetter
 
+from .points import points_text
 from .tiebreaks import KeyFigure, lot_order
 
 
@@ -181,23 +181,6 @@ def points_lost(c: Candidate, points_win: Fraction = Fraction(1)) -> Fraction:
     return _stage_lost(c, Fraction(points_win)) + c.earlier_lost
 
 
-def format_points(x: Fraction) -> str:
-    """Points as a chess player writes them: ``6``, ``6½``, ``½``, ``2¼``, ``5.6``.
-
-    Halves and quarters are written as vulgar fractions, other terminating fractions as exact
-    decimals, anything else rounded to two decimals.
-    """
-    x = Fraction(x)
-    sign = "-" if x < 0 else ""
-    whole, rest = divmod(abs(x), 1)
-    if rest == 0:
-        return f"{sign}{whole}"
-    if rest in _VULGAR:
-        return f"{sign}{whole or ''}{_VULGAR[rest]}"
-    exact = Decimal(x.numerator) / Decimal(x.denominator)
-    return format(exact.normalize(), "f") if _terminates(x) else f"{exact:.2f}"
-
-
 def qualify(candidates: Iterable[Candidate], spec: RuleSpec, seed: str) -> Outcome:
     """Apply ``spec`` to the stage's ``candidates``; ``seed`` drives every lot.
 
@@ -284,14 +267,14 @@ def _score_test(c: Candidate, spec: RuleSpec) -> tuple[bool, str]:
         need = spec.value * c.games_per_player if spec.relative else spec.value
         ok = c.points >= need
         sign = "≥" if ok else "<"
-        return ok, f"{_points_word(c.points)} {sign} {format_points(need)} of {c.games_per_player}"
+        return ok, f"{_points_word(c.points)} {sign} {points_text(need)} of {c.games_per_player}"
     stage = _stage_lost(c, spec.points_win)
     total = stage + c.earlier_lost
     ok = total <= spec.value
-    lost = format_points(total)
+    lost = points_text(total)
     if c.earlier_lost:
-        lost = f"{format_points(c.earlier_lost)} + {format_points(stage)} = {lost}"
-    return ok, f"points lost {lost} {'≤' if ok else '>'} {format_points(spec.value)}"
+        lost = f"{points_text(c.earlier_lost)} + {points_text(stage)} = {lost}"
+    return ok, f"points lost {lost} {'≤' if ok else '>'} {points_text(spec.value)}"
 
 
 # ---------------------------------------------------------------------------
@@ -352,7 +335,7 @@ def _places(spec: RuleSpec, size: int) -> tuple[int, str]:
     if not spec.relative:
         return int(spec.value), str(int(spec.value))
     places = quota(spec.value, size)
-    return places, f"{places} ({format_points(spec.value)} % of {size})"
+    return places, f"{places} ({points_text(spec.value)} % of {size})"
 
 
 def _cut_at(ordered: Sequence[_Entry], taken: int, seed: str) -> tuple[list[_Entry], bool]:
@@ -465,21 +448,9 @@ def _stage_lost(c: Candidate, points_win: Fraction) -> Fraction:
 
 
 def _points_word(x: Fraction) -> str:
-    return f"{format_points(x)} {'point' if 0 < x <= 1 else 'points'}"
+    return f"{points_text(x)} {'point' if 0 < x <= 1 else 'points'}"
 
 
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-_VULGAR = {Fraction(1, 2): "½", Fraction(1, 4): "¼", Fraction(3, 4): "¾"}
-
-
-def _terminates(x: Fraction) -> bool:
-    """Whether ``x`` has a finite decimal expansion."""
-    den = x.denominator
-    for p in (2, 5):
-        while den % p == 0:
-            den //= p
-    return den == 1

@@ -7,6 +7,8 @@ from decimal import Decimal
 
 from django.utils.translation import pgettext_lazy
 
+from apps.scoring.points import points_text
+
 from .crosstable import Cell, Row
 
 # Column heads of the tie-break figures; the systems' own abbreviations stay as they are.
@@ -25,19 +27,8 @@ KEY_LABELS = {
 TORINO_KEYS = {"ts", "ts_cut1", "ts_median"}
 
 
-def points_text(value) -> str:
-    """Points as a chess player writes them: 6½, ½, 7, or two decimals if not in halves."""
-    value = Decimal(str(value))
-    whole, rest = divmod(value, 1)
-    if rest == 0:
-        return str(int(whole))
-    if rest == Decimal("0.5"):
-        return f"{int(whole)}½" if whole else "½"
-    return f"{value:.2f}"
-
-
 def figure_text(key: str, value: str | None) -> str:
-    if value in (None, ""):
+    if value is None or value == "":
         return "–"
     if key in TORINO_KEYS:
         return f"{Decimal(value):.2f}"

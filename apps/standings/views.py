@@ -26,6 +26,7 @@ from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
 from apps.core.permissions import is_group_td, is_organizer
 from apps.groups.models import Group, Seat
+from apps.scoring.points import points_text
 from apps.stages.models import Stage
 from apps.stages.pages import visible_stage
 
@@ -43,7 +44,6 @@ from .display import (
     compact_cells,
     figure_text,
     key_labels,
-    points_text,
 )
 from .models import StandingsMark
 from .services import (

@@ -17,7 +17,6 @@ from apps.scoring.qualification import (
     Rule,
     RuleSpec,
     Status,
-    format_points,
     points_lost,
     qualify,
     quota,
@@ -88,24 +87,6 @@ def test_quota_is_a_percentage_rounded_half_up(percent, size, places):
 def test_quota_refuses_a_negative_percentage():
     with pytest.raises(ValueError):
         quota(F(-1), 10)
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (F(6), "6"),
-        (F(13, 2), "6½"),
-        (F(1, 2), "½"),
-        (F(9, 4), "2¼"),
-        (F(3, 4), "¾"),
-        (F(0), "0"),
-        (F(28, 5), "5.6"),
-        (F(1, 3), "0.33"),
-        (F(-1, 2), "-½"),
-    ],
-)
-def test_format_points_writes_halves_and_quarters_as_chess_players_do(value, text):
-    assert format_points(value) == text
 
 
 def test_points_lost_adds_this_stage_to_the_earlier_ones():
