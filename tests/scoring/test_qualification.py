@@ -1,7 +1,6 @@
 """Qualification rules (apps/scoring/qualification.py): threshold, loss cap, top per group,
 top overall, withdrawals, declines, ties at the cut and the seeded lot."""
 
-import doctest
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction as F
@@ -10,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apps.scoring import qualification
 from apps.scoring.qualification import (
     Candidate,
     Outcome,
@@ -434,10 +432,6 @@ def test_a_meaningless_rule_is_refused(kwargs):
 def test_a_rule_accepts_plain_numbers_and_rule_names():
     spec = RuleSpec("top_overall", 3)
     assert spec.rule is Rule.TOP_OVERALL and spec.value == F(3)
-
-
-def test_the_module_example_runs():
-    assert doctest.testmod(qualification).failed == 0
 
 
 # ---------------------------------------------------------------------------
