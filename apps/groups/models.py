@@ -9,9 +9,16 @@ import hashlib
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 
 from apps.core.results import Result
+from apps.silli.formula import formula_text
+from apps.silli.swiss_system import RULE_PREFIX
 from apps.stages.models import Stage
+
+# What a group without a formula plays, in English (the API, the admin); pages translate it.
+SWISS = gettext_noop("Swiss")
+ROUND_ROBIN = gettext_noop("round robin")
 
 
 class Group(models.Model):
@@ -63,9 +70,10 @@ class Group(models.Model):
 
     @property
     def formula_text(self) -> str:
+        """The formula as d1.d2…dk, or "Swiss" / "round robin" for a group without one."""
         if self.formula:
-            return ".".join(str(d) for d in self.formula)
-        return "Swiss" if self.rule.startswith("dutch ") else "round robin"
+            return formula_text(self.formula)
+        return SWISS if self.rule.startswith(RULE_PREFIX) else ROUND_ROBIN
 
 
 class Seat(models.Model):

@@ -42,10 +42,10 @@ class GroupRow:
 
     @property
     def formula_text(self) -> str:
-        """The formula as d1.d2…dk, or "round robin" / "Swiss" in the visitor's language."""
-        if self.group.formula:
-            return self.group.formula_text
-        return _("Swiss") if self.group.rule.startswith("dutch ") else _("round robin")
+        """The group's :attr:`~apps.groups.models.Group.formula_text`, with its words ("Swiss",
+        "round robin") in the visitor's language."""
+        text = self.group.formula_text
+        return text if self.group.formula else _(text)
 
     @property
     def rule_label(self) -> str:

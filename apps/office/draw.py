@@ -36,6 +36,7 @@ from apps.silli.draw import (
     draw_group,
     groups_digest,
     met_before_map,
+    nation_mix,
 )
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.stages.models import DrawJob, DrawJobGroup, Stage
@@ -341,7 +342,7 @@ def persist_groups(stage: Stage, payloads: list[dict]) -> None:
                 rule=p["rule"],
                 principles_hold=p["certificate"]["principles_hold"],
                 conflicts=p["certificate"]["conflicts"],
-                nation_mix=_nation_mix(p),
+                nation_mix=nation_mix(seat["nation"] for seat in p["seats"]),
             )
             for p in payloads
         ],
@@ -378,13 +379,6 @@ def _write_round_one_byes(stage: Stage) -> None:
             SwissBye(group=group, round=1, entrant_id=entrant)
             for entrant in idle.values_list("entrant_id", flat=True)
         )
-
-
-def _nation_mix(payload: dict) -> list[list]:
-    counts: dict[str, int] = {}
-    for seat in payload["seats"]:
-        counts[seat["nation"]] = counts.get(seat["nation"], 0) + 1
-    return [[n, c] for n, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def percent_done(done: int, total: int, succeeded: bool) -> int:

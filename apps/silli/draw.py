@@ -23,6 +23,7 @@ from .records import DrawError as DrawError
 from .records import Game as Game
 from .records import GroupDraw as GroupDraw
 from .records import Seat as Seat
+from .records import nation_mix as nation_mix
 from .rng import ChanceStream
 from .swiss_system import ACCELERATIONS
 from .systems import ROUND_ROBIN as ROUND_ROBIN

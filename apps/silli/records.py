@@ -1,11 +1,12 @@
 """What a draw is made of, shared by the draw (:mod:`~apps.silli.draw`) and the pairing
-systems (:mod:`~apps.silli.systems`): a group's seats and games as drawn, and the error of a
-draw that cannot be made. ``apps.silli.draw`` re-exports every name here.
+systems (:mod:`~apps.silli.systems`): a group's seats and games as drawn, its nation mix, and
+the error of a draw that cannot be made. ``apps.silli.draw`` re-exports every name here.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -59,11 +60,6 @@ class GroupDraw:
     def size(self) -> int:
         return len(self.seats)
 
-    def nation_mix(self) -> list[tuple[str, int]]:
-        """Nations of the group, largest first."""
-        counts = Counter(s.nation for s in self.seats)
-        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
             "number": self.number,
@@ -87,3 +83,13 @@ class GroupDraw:
         else:
             data["games"] = [{"white": g.white, "black": g.black} for g in self.games]
         return data
+
+
+def nation_mix(nations: Iterable[str]) -> list[tuple[str, int]]:
+    """How many players of each nation a group seats, largest first (ties by nation).
+
+    >>> nation_mix(["ITA", "GER", "ITA", "CZE", "GER", "ITA"])
+    [('ITA', 3), ('GER', 2), ('CZE', 1)]
+    """
+    counts = Counter(nations)
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
