@@ -1,7 +1,7 @@
 """The expected score of the logistic (Elo) curve, with the rating difference capped.
 
 ``E = 1 / (1 + 10^(-D/400))`` for a player rated ``D`` points above the opponent, where a
-difference of more than 400 points counts as 400 (FIDE rating regulations, 8.3.1). The value
+difference of more than 400 points counts as 400 (FIDE's rating regulations). The value
 is a :class:`~decimal.Decimal` of 28 significant digits computed in a context of its own, so
 it is the same on every machine whatever the caller's decimal context. The two sides'
 expected scores add up to exactly 1: the favourite's is computed and the other's is its

@@ -28,8 +28,8 @@ class Game:
     """One game from one player's side.
 
     ``opponent`` is ``None`` for a round without one (a bye); ``score`` is 1, ½ or 0 from
-    this player's side. ``played`` is True for a game played over the board and to be
-    rated; False for a forfeit, a bye, or a game the arbiter declared not rated.
+    this player's side. ``played`` is True for a game really played (not forfeited) and
+    to be rated; False for a forfeit, a bye, or a game the arbiter declared not rated.
     """
 
     opponent: PlayerId | None

@@ -5,7 +5,7 @@ and hands them to a :class:`RatingSystem`, which turns them into the player's
 :class:`RatingLine`. :data:`FIDE` (:class:`FideRating`) is the default system; a
 federation's own formula (ICCF's, say) is another class with the same ``rate`` method.
 
-FIDE's rules, as :class:`FideRating` applies them (FIDE rating regulations, 8.3):
+FIDE's rules, as :class:`FideRating` applies them (FIDE's rating regulations):
 
 * against each rated opponent, the expected score ``E = 1 / (1 + 10^(-D/400))``, the
   difference ``D`` capped at 400 (:func:`~apps.ratings.elo.expected_score`);
