@@ -55,6 +55,8 @@ def setting_formfield(model_field: models.Field, **kwargs) -> forms.Field:
     calendar, and the empty choice labelled as declared."""
     setting = _catalog(model_field.model)[model_field.name]
     kwargs.update(setting.bounds())
+    if setting.optional_on_page:
+        kwargs["required"] = False
     if isinstance(model_field, models.DateField):
         kwargs.setdefault("widget", DateInput)
     if setting.empty and model_field.choices:
@@ -72,7 +74,8 @@ class SettingsForm(forms.BaseForm, metaclass=ModelFormMetaclass):
     Its fields are its model's settings (``Meta.model``, ``Meta.fields``), made as a
     ``ModelForm`` makes them (:func:`setting_formfield`), but it has no instance and saves
     nothing: it parses the page's input for the action, which checks the settings together
-    and decides what is frozen.
+    and decides what is frozen. A setting optional on the page takes its default when left
+    empty.
     """
 
     frozen_fields = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -89,6 +92,14 @@ class SettingsForm(forms.BaseForm, metaclass=ModelFormMetaclass):
         for name in disabled:
             self.fields[name].disabled = True
         self.initial["frozen_fields"] = ",".join(sorted(disabled))
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        catalog = _catalog(self._meta.model)
+        for name, value in cleaned.items():
+            if name in catalog and catalog[name].optional_on_page and value in (None, ""):
+                cleaned[name] = catalog[name].default
+        return cleaned
 
     def changes(self) -> dict:
         """The values the organizer could change (every field the page did not show
@@ -227,25 +238,14 @@ class StageForm(SettingsForm):
             (Freeze.PLAY, _("Play period")),
         )
     )
-    # Left empty on the page, these take their default.
-    EMPTY_IS_DEFAULT = ("swiss_acceleration", "report_accept_days", "swiss_at_deadline")
 
     def __init__(self, *args, tournament: Tournament, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        for name in self.EMPTY_IS_DEFAULT:
-            self.fields[name].required = False
         # Empty on a new stage: after the last.
         self.fields["order"].required = False
         self.fields["games_per_player_override"].help_text = _(
             "Silli only. Empty: the tournament's %(games)s."
         ) % {"games": tournament.games_per_player}
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
-        for name in self.EMPTY_IS_DEFAULT:
-            if name in cleaned and cleaned[name] in (None, ""):
-                cleaned[name] = STAGE_SETTINGS[name].default
-        return cleaned
 
 
 def stage_initial(stage: Stage) -> dict:

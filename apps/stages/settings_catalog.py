@@ -84,7 +84,8 @@ class Setting:
     adds them. ``api_help`` describes the value in the API's terms (values by their API names,
     ``null`` for empty); ``{least}``, ``{most}`` and ``{default}`` are filled in and the
     freezing rule added (:meth:`api_description`). ``empty`` labels the empty value where the
-    page offers it as a choice.
+    page offers it as a choice; ``optional_on_page``: the page may leave the field empty and
+    the setting then takes its default.
     """
 
     name: str
@@ -98,6 +99,7 @@ class Setting:
     default: Any = models.NOT_PROVIDED
     default_by_kind: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     empty: Text = ""
+    optional_on_page: bool = False
     # Where the API puts it, when not at the top under the model's name: ("points", "win").
     api_path: tuple[str, ...] = ()
 
@@ -579,6 +581,7 @@ STAGE_SETTINGS = Catalog(
         api_help="A Swiss stage's accelerated pairings: none (default), baku (FIDE's Baku "
         "method) or general (the top half).",
         default=StageSettings.Acceleration.NONE,
+        optional_on_page=True,
     ),
     # How its entrants qualify for the next stage (docs/standings.md §6); empty: a final.
     Setting(
@@ -637,6 +640,7 @@ STAGE_SETTINGS = Catalog(
         least=Bound(1),
         most=Bound(90),
         default=7,
+        optional_on_page=True,
     ),
     Setting(
         # A new number of days applies from the next round on (apps/office/swiss_deadlines.py).
@@ -673,6 +677,7 @@ STAGE_SETTINGS = Catalog(
         "TDs, who are e-mailed; the next round is paired once they have results). Ignored by "
         "other formats.",
         default=StageSettings.AtDeadline.ADJUDICATE,
+        optional_on_page=True,
     ),
 )
 STAGE_SETTINGS.add_fields_to(StageSettings)

@@ -245,6 +245,17 @@ def test_the_settings_pages_show_exactly_the_settings():
         assert [n for n in form.base_fields if n in catalog] == list(catalog.names())
 
 
+def test_a_setting_optional_on_the_page_takes_its_default_when_left_empty():
+    optional = [s for s in STAGE if s.optional_on_page]
+    assert optional
+    data = {"kind": "final", "format": "silli", "min_group_size": 50, "allowed_nation_games": 0}
+    form = StageForm({**data, **{s.name: "" for s in optional}}, tournament=Tournament())
+    assert form.is_valid(), form.errors
+    for setting in optional:
+        assert not form.fields[setting.name].required
+        assert form.cleaned_data[setting.name] == setting.default
+
+
 def test_a_stage_page_section_is_a_freezing_rule():
     for _title, names in StageForm.GROUPS:
         assert len({STAGE_SETTINGS[name].freezes for name in names}) == 1
