@@ -9,33 +9,21 @@ organizer change; if the stage moved on in the meantime, the action refuses and 
 from __future__ import annotations
 
 from django import forms
+from django.db import models
+from django.forms.models import ModelFormMetaclass
 from django.utils.translation import gettext_lazy as _
 
 from apps.entrants.forms import EntrantForm
-from apps.stages.models import (
-    GAMES_MAX,
-    GAMES_MIN,
-    GAMES_TOO_FEW,
-    GAMES_TOO_MANY,
-    GROUP_MAX,
-    GROUP_MIN,
-    GROUP_TOO_LARGE,
-    GROUP_TOO_SMALL,
-    NATION_GAMES_TOO_MANY,
-    REPORT_ACCEPT_DAYS,
-    ROUND_DAYS_MAX,
-    ROUND_DAYS_TOO_FEW,
-    ROUND_DAYS_TOO_MANY,
-    SWISS_ROUNDS_TOO_FEW,
-    SWISS_ROUNDS_TOO_MANY,
-    Stage,
-    Tournament,
+from apps.stages.models import Stage, Tournament
+from apps.stages.settings_catalog import (
+    STAGE_SETTINGS,
+    TOURNAMENT_SETTINGS,
+    Catalog,
+    Freeze,
     validate_formula,
 )
 
 from .seeds import MAX_SEED_LENGTH
-
-GAMES_ERRORS = {"min_value": GAMES_TOO_FEW, "max_value": GAMES_TOO_MANY}
 
 
 class DrawForm(forms.Form):
@@ -60,8 +48,35 @@ class DateInput(forms.DateInput):
         super().__init__(format="%Y-%m-%d")
 
 
-class SettingsForm(forms.Form):
-    """A settings form whose frozen fields are read-only, each with the reason."""
+def setting_formfield(model_field: models.Field, **kwargs) -> forms.Field:
+    """A setting's field on the page: its model field's form field (label, help, choices,
+    initial value from the default, whether it may be empty), with the declared bounds and
+    refusals (a model field's validators do not reach its form field), dates picked from a
+    calendar, and the empty choice labelled as declared."""
+    setting = _catalog(model_field.model)[model_field.name]
+    kwargs.update(setting.bounds())
+    if setting.optional_on_page:
+        kwargs["required"] = False
+    if isinstance(model_field, models.DateField):
+        kwargs.setdefault("widget", DateInput)
+    if setting.empty and model_field.choices:
+        kwargs["choices"] = [("", setting.empty), *model_field.choices]
+    return model_field.formfield(**kwargs)
+
+
+def _catalog(model: type[models.Model]) -> Catalog:
+    return TOURNAMENT_SETTINGS if issubclass(model, Tournament) else STAGE_SETTINGS
+
+
+class SettingsForm(forms.BaseForm, metaclass=ModelFormMetaclass):
+    """A settings form whose frozen fields are read-only, each with the reason.
+
+    Its fields are its model's settings (``Meta.model``, ``Meta.fields``), made as a
+    ``ModelForm`` makes them (:func:`setting_formfield`), but it has no instance and saves
+    nothing: it parses the page's input for the action, which checks the settings together
+    and decides what is frozen. A setting optional on the page takes its default when left
+    empty.
+    """
 
     frozen_fields = forms.CharField(required=False, widget=forms.HiddenInput)
 
@@ -77,6 +92,14 @@ class SettingsForm(forms.Form):
         for name in disabled:
             self.fields[name].disabled = True
         self.initial["frozen_fields"] = ",".join(sorted(disabled))
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        catalog = _catalog(self._meta.model)
+        for name, value in cleaned.items():
+            if name in catalog and catalog[name].optional_on_page and value in (None, ""):
+                cleaned[name] = catalog[name].default
+        return cleaned
 
     def changes(self) -> dict:
         """The values the organizer could change (every field the page did not show
@@ -107,52 +130,11 @@ FIELD_NAMES = {"stage_kinds": "add_semifinal"}
 
 
 class TournamentForm(SettingsForm):
-    name = forms.CharField(label=_("Name"), max_length=200)
-    slug = forms.SlugField(
-        label=_("Address (slug)"),
-        max_length=80,
-        required=False,
-        help_text=_("The tournament's address: /t/slug/. Empty: made from the name."),
-    )
-    games_per_player = forms.IntegerField(
-        label=_("Games per player"),
-        min_value=GAMES_MIN,
-        max_value=GAMES_MAX,
-        initial=10,
-        error_messages=GAMES_ERRORS,
-        help_text=_(
-            "In a Silli stage; an even number (each player has as many games with White "
-            "as with Black). A stage may have its own."
-        ),
-    )
-    points_win = forms.DecimalField(
-        label=_("Points for a win"), max_digits=4, decimal_places=2, min_value=0, initial=1
-    )
-    points_draw = forms.DecimalField(
-        label=_("Points for a draw"), max_digits=4, decimal_places=2, min_value=0, initial=0.5
-    )
-    points_loss = forms.DecimalField(
-        label=_("Points for a loss"), max_digits=4, decimal_places=2, min_value=0, initial=0
-    )
-    tiebreak = forms.ChoiceField(
-        label=_("Tie-breaks"), choices=Tournament.TieBreak.choices, initial="torino"
-    )
-    ranking = forms.ChoiceField(
-        label=_("Ranking"), choices=Tournament.Ranking.choices, initial="group"
-    )
-    description = forms.CharField(
-        label=_("Description"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text=_("Shown to everyone on the tournament's page."),
-    )
-    contact_email = forms.EmailField(
-        label=_("Contact e-mail"),
-        required=False,
-        help_text=_("Where players write with questions; shown to everyone."),
-    )
-    starts_on = forms.DateField(label=_("Starts on"), required=False, widget=DateInput())
-    ends_on = forms.DateField(label=_("Ends on"), required=False, widget=DateInput())
+    class Meta:
+        model = Tournament
+        fields = TOURNAMENT_SETTINGS.names()
+        formfield_callback = setting_formfield
+        widgets = {"description": forms.Textarea(attrs={"rows": 4})}
 
     GROUPS = (
         (_("The tournament"), ("name", "slug", "description", "contact_email")),
@@ -176,6 +158,13 @@ class NewTournamentForm(TournamentForm):
         help_text=_("Players of one nation may meet, no rematches."),
     )
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["slug"].required = False
+        self.fields["slug"].help_text = _(
+            "The tournament's address: /t/slug/. Empty: made from the name."
+        )
+
     def changes(self) -> dict:
         values = super().changes()
         kinds = [Stage.Kind.PRELIMINARY]
@@ -190,34 +179,36 @@ class NewTournamentForm(TournamentForm):
 class EditTournamentForm(TournamentForm):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["slug"].required = True
         self.fields["slug"].help_text = _(
             "The tournament's address: /t/slug/. Changing it changes every link to it."
         )
 
 
 def tournament_initial(tournament: Tournament) -> dict:
-    return {
-        name: getattr(tournament, name)
-        for name in TournamentForm.base_fields
-        if name != "frozen_fields"
-    }
+    return {name: getattr(tournament, name) for name in TOURNAMENT_SETTINGS.names()}
 
 
-class FormulaField(forms.CharField):
-    """A formula typed as numbers separated by commas or spaces; empty: None."""
+class FormulaField(forms.JSONField):
+    """A formula (a list in the model) typed as numbers separated by commas or spaces; empty:
+    None."""
+
+    widget = forms.TextInput
 
     def prepare_value(self, value):
         if isinstance(value, list | tuple):
             return ", ".join(str(n) for n in value)
         return value
 
+    def bound_data(self, data, initial):
+        return initial if self.disabled else data
+
     def to_python(self, value) -> list[int] | None:
-        text = (super().to_python(value) or "").replace(",", " ").split()
-        if not text:
+        text = "" if value in self.empty_values else str(value)
+        parts = text.replace(",", " ").split()
+        if not parts:
             return None
         try:
-            numbers = [int(part) for part in text]
+            numbers = [int(part) for part in parts]
         except ValueError as error:
             raise forms.ValidationError(
                 _("Type whole numbers separated by commas, e.g. 1, 4, 10, 17, 32."),
@@ -231,188 +222,34 @@ class FormulaField(forms.CharField):
 
 
 class StageForm(SettingsForm):
-    kind = forms.ChoiceField(label=_("Kind"), choices=Stage.Kind.choices)
-    order = forms.IntegerField(
-        label=_("Place"),
-        min_value=1,
-        required=False,
-        help_text=_("1 is the first stage. Empty: after the last."),
-    )
-    format = forms.ChoiceField(label=_("Pairing system"), choices=Stage.Format.choices)
-    games_per_player_override = forms.IntegerField(
-        label=_("Games per player"),
-        min_value=GAMES_MIN,
-        max_value=GAMES_MAX,
-        required=False,
-        error_messages=GAMES_ERRORS,
-    )
-    min_group_size = forms.IntegerField(
-        label=_("Smallest group"),
-        min_value=GROUP_MIN,
-        max_value=GROUP_MAX,
-        initial=100,
-        error_messages={"min_value": GROUP_TOO_SMALL, "max_value": GROUP_TOO_LARGE},
-        help_text=_(
-            "Groups have at least this many players; the draw makes as many groups as fit."
-        ),
-    )
-    separate_nations = forms.BooleanField(label=_("Keep nations apart"), required=False)
-    avoid_rematches = forms.BooleanField(
-        label=_("No rematches"),
-        required=False,
-        help_text=_("Pairs who met in an earlier stage do not meet again."),
-    )
-    double_round_robin = forms.BooleanField(
-        label=_("Double round robin"),
-        required=False,
-        help_text=_("Round robin only: every pair meets twice."),
-    )
-    balance_ratings = forms.BooleanField(
-        label=_("Balance the ratings over the groups"), required=False
-    )
-    allowed_nation_games = forms.IntegerField(
-        label=_("Same-nation games allowed"),
-        min_value=0,
-        max_value=GAMES_MAX,
-        initial=0,
-        error_messages={"max_value": NATION_GAMES_TOO_MANY},
-        help_text=_("Per player, where a nation is too large to keep apart."),
-    )
-    formula = FormulaField(
-        label=_("Formula"),
-        required=False,
-        help_text=_(
-            "Silli only: numbers separated by commas, half the games per player of them, "
-            "e.g. 1, 4, 10, 17, 32. Empty: the engine chooses for each group."
-        ),
-    )
-    swiss_rounds = forms.IntegerField(
-        label=_("Rounds"),
-        min_value=1,
-        max_value=GAMES_MAX,
-        required=False,
-        error_messages={"min_value": SWISS_ROUNDS_TOO_FEW, "max_value": SWISS_ROUNDS_TOO_MANY},
-        help_text=_(
-            "Swiss only: the whole stage is one group, paired round by round; fewer rounds "
-            "than entrants."
-        ),
-    )
-    swiss_acceleration = forms.ChoiceField(
-        label=_("Acceleration"),
-        choices=Stage.Acceleration.choices,
-        initial=Stage.Acceleration.NONE,
-        required=False,
-        help_text=_("Swiss only: accelerated pairings in the first rounds."),
-    )
-    qualify_rule = forms.ChoiceField(
-        label=_("Qualification rule"),
-        choices=[("", _("none (a final)")), *Stage.QualifyRule.choices],
-        required=False,
-    )
-    qualify_value = forms.DecimalField(
-        label=_("Value"),
-        max_digits=7,
-        decimal_places=3,
-        min_value=0,
-        required=False,
-        help_text=_("Points P, points lost L, or a count q."),
-    )
-    qualify_relative = forms.BooleanField(
-        label=_("Relative"),
-        required=False,
-        help_text=_("Threshold: P is a share of the games; top: q is a percentage."),
-    )
-    play_starts_on = forms.DateField(label=_("Play starts on"), required=False, widget=DateInput())
-    play_ends_on = forms.DateField(label=_("Play ends on"), required=False, widget=DateInput())
-    report_accept_days = forms.IntegerField(
-        label=_("Days to answer a reported result"),
-        min_value=1,
-        max_value=90,
-        initial=REPORT_ACCEPT_DAYS,
-        required=False,
-        help_text=_(
-            "A result a player reports stands after this many days unless the opponent "
-            "answers. Empty: 7."
-        ),
-    )
-    swiss_round_days = forms.IntegerField(
-        label=_("Days each round lasts"),
-        min_value=1,
-        max_value=ROUND_DAYS_MAX,
-        required=False,
-        error_messages={"min_value": ROUND_DAYS_TOO_FEW, "max_value": ROUND_DAYS_TOO_MANY},
-        help_text=_(
-            "Swiss only: a round's deadline is its start plus these days. Empty: no deadline. "
-            "A change applies from the next round on."
-        ),
-    )
-    swiss_at_deadline = forms.ChoiceField(
-        label=_("At a round's deadline"),
-        choices=Stage.AtDeadline.choices,
-        initial=Stage.AtDeadline.ADJUDICATE,
-        required=False,
-        help_text=_(
-            "Swiss only: what happens to the games still unfinished when a round's deadline "
-            "passes. Adjudicated games count as draws for the next round's pairing only; "
-            "their real results count once entered."
-        ),
-    )
+    class Meta:
+        model = Stage
+        fields = STAGE_SETTINGS.names()
+        formfield_callback = setting_formfield
+        field_classes = {"formula": FormulaField}
 
-    GROUPS = (
-        (_("The stage"), ("kind", "order")),
-        (
-            _("Pairing"),
-            (
-                "format",
-                "games_per_player_override",
-                "min_group_size",
-                "separate_nations",
-                "avoid_rematches",
-                "balance_ratings",
-                "allowed_nation_games",
-                "formula",
-                "double_round_robin",
-                "swiss_rounds",
-                "swiss_acceleration",
-            ),
-        ),
-        (
-            _("Qualification for the next stage"),
-            ("qualify_rule", "qualify_value", "qualify_relative"),
-        ),
-        (
-            _("Play period"),
-            (
-                "play_starts_on",
-                "play_ends_on",
-                "report_accept_days",
-                "swiss_round_days",
-                "swiss_at_deadline",
-            ),
-        ),
+    # A section for each rule of freezing: a section frozen whole shows its reason once.
+    GROUPS = tuple(
+        (title, STAGE_SETTINGS.names(freeze))
+        for freeze, title in (
+            (Freeze.PLACE, _("The stage")),
+            (Freeze.PAIRING, _("Pairing")),
+            (Freeze.QUALIFICATION, _("Qualification for the next stage")),
+            (Freeze.PLAY, _("Play period")),
+        )
     )
 
     def __init__(self, *args, tournament: Tournament, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        # Empty on a new stage: after the last.
+        self.fields["order"].required = False
         self.fields["games_per_player_override"].help_text = _(
             "Silli only. Empty: the tournament's %(games)s."
         ) % {"games": tournament.games_per_player}
 
-    def clean_swiss_acceleration(self) -> str:
-        return self.cleaned_data.get("swiss_acceleration") or Stage.Acceleration.NONE
-
-    def clean_swiss_at_deadline(self) -> str:
-        return self.cleaned_data.get("swiss_at_deadline") or Stage.AtDeadline.ADJUDICATE
-
-    def clean_qualify_rule(self) -> str:
-        return self.cleaned_data.get("qualify_rule") or ""
-
-    def clean_report_accept_days(self) -> int:
-        return self.cleaned_data.get("report_accept_days") or REPORT_ACCEPT_DAYS
-
 
 def stage_initial(stage: Stage) -> dict:
-    return {name: getattr(stage, name) for name in StageForm.base_fields if name != "frozen_fields"}
+    return {name: getattr(stage, name) for name in STAGE_SETTINGS.names()}
 
 
 class LateEntrantForm(EntrantForm):

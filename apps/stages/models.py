@@ -2,104 +2,32 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
-from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from apps.core.choices import TextChoices
 
-# A reported result stands after this many days unless the opponent answers (the default).
-REPORT_ACCEPT_DAYS = 7
-
-# Bounds of the settings an organizer types, each with the reason a value beyond it is refused.
-# The model's validators, the API's serializers and the pages' forms all use these.
-GAMES_MIN, GAMES_MAX = 2, 60
-GROUP_MIN, GROUP_MAX = 2, 1000
-
-
-def _with_limit(message, limit: int):
-    """``message`` (lazy, with ``%(limit)s``) with the limit filled in, still lazy: the same
-    text serves Django's validators and DRF's ``error_messages``."""
-    return lazy(lambda: str(message) % {"limit": limit}, str)()
-
-
-GAMES_TOO_FEW = _with_limit(
-    _("A player needs at least %(limit)s games: one with White and one with Black."), GAMES_MIN
+from .settings_catalog import (
+    STAGE_SETTINGS,
+    TOURNAMENT_SETTINGS,
+    StageSettings,
+    TournamentSettings,
 )
-GAMES_TOO_MANY = _with_limit(
-    _("More than %(limit)s games per player is beyond what a correspondence stage can play."),
-    GAMES_MAX,
-)
-NATION_GAMES_TOO_MANY = _with_limit(
-    _("At most %(limit)s: no player plays more games than that, same-nation ones included."),
-    GAMES_MAX,
-)
+
+# The bounds other apps check values against (the format lab's candidates), from the settings'
+# declaration.
+GAMES_MIN, GAMES_MAX = TOURNAMENT_SETTINGS["games_per_player"].limits
+GROUP_MIN, GROUP_MAX = STAGE_SETTINGS["min_group_size"].limits
+SWISS_ROUNDS_MIN, SWISS_ROUNDS_MAX = STAGE_SETTINGS["swiss_rounds"].limits
+
 GAMES_ODD = _(
     "A closed circle gives every player as many games with White as with Black, so the number "
     "of games per player must be even (e.g. 8 or 10)."
 )
-GROUP_TOO_SMALL = _with_limit(
-    _("A group needs at least %(limit)s players to play anyone."), GROUP_MIN
-)
-GROUP_TOO_LARGE = _with_limit(
-    _(
-        "Groups of more than %(limit)s players are beyond what one group's TD can run; "
-        "the draw makes more groups instead."
-    ),
-    GROUP_MAX,
-)
-
-
-SWISS_ROUNDS_TOO_FEW = _("A Swiss stage needs at least one round.")
-SWISS_ROUNDS_TOO_MANY = _with_limit(
-    _("More than %(limit)s rounds is beyond what a correspondence stage can play."), GAMES_MAX
-)
-# How long a Swiss round may last, in days (empty: no deadline).
-ROUND_DAYS_MAX = 365
-ROUND_DAYS_TOO_FEW = _("A round lasts at least one day.")
-ROUND_DAYS_TOO_MANY = _with_limit(
-    _("A round of more than %(limit)s days is beyond a correspondence stage's calendar."),
-    ROUND_DAYS_MAX,
-)
-
-
-def games_validators() -> list:
-    return [
-        MinValueValidator(GAMES_MIN, message=GAMES_TOO_FEW),
-        MaxValueValidator(GAMES_MAX, message=GAMES_TOO_MANY),
-    ]
-
-
-def validate_formula(value) -> None:
-    """A formula given by hand: a list of distinct positive whole numbers (or None)."""
-    if value is None:
-        return
-    if not isinstance(value, list | tuple) or not value:
-        raise ValidationError(
-            _("Give the formula as a list of numbers, e.g. 1, 4, 10, 17, 32."), code="invalid"
-        )
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in value):
-        raise ValidationError(_("The formula's numbers must be whole numbers."), code="invalid")
-    if any(n < 1 for n in value):
-        raise ValidationError(
-            _("The formula's numbers are distances on the circle: each must be 1 or more."),
-            code="min_value",
-        )
-    if len(set(value)) != len(value):
-        raise ValidationError(
-            _(
-                "Each number of the formula may appear once: a repeated distance gives no new "
-                "opponents."
-            ),
-            code="unique",
-        )
 
 
 def _date_order_errors(start, end, end_field: str) -> dict[str, str]:
@@ -108,38 +36,13 @@ def _date_order_errors(start, end, end_field: str) -> dict[str, str]:
     return {}
 
 
-class Tournament(models.Model):
-    """A Cup: its format and the people who run it."""
+class Tournament(TournamentSettings):
+    """A Cup: its format and the people who run it.
 
-    class TieBreak(TextChoices):
-        TORINO = "torino", _("Torino (TS, then TS-Cut1)")
-        BUCHHOLZ = "buchholz", _("Buchholz (BH-C2, BH-C1, BH)")
-        SWISS = "swiss", _("Swiss (BH-C1, BH, SB, wins)")
+    Its settings (name, address, games per player, points, tie-breaks…) are the fields of
+    ``TournamentSettings``, declared in apps/stages/settings_catalog.py.
+    """
 
-    class Ranking(TextChoices):
-        GROUP = "group", _("by group")
-        UNIFIED = "unified", _("one unified ranking")
-
-    name = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=80, unique=True)
-    games_per_player = models.PositiveSmallIntegerField(
-        default=10, validators=games_validators(), verbose_name=_("games per player")
-    )
-    points_win = models.DecimalField(max_digits=4, decimal_places=2, default=Decimal("1"))
-    points_draw = models.DecimalField(max_digits=4, decimal_places=2, default=Decimal("0.5"))
-    points_loss = models.DecimalField(max_digits=4, decimal_places=2, default=Decimal("0"))
-    tiebreak = models.CharField(max_length=16, choices=TieBreak.choices, default=TieBreak.TORINO)
-    ranking = models.CharField(max_length=16, choices=Ranking.choices, default=Ranking.GROUP)
-    description = models.TextField(
-        blank=True, verbose_name=_("description"), help_text=_("shown to everyone")
-    )
-    contact_email = models.EmailField(
-        blank=True,
-        verbose_name=_("contact e-mail"),
-        help_text=_("where players write with questions (shown to everyone)"),
-    )
-    starts_on = models.DateField(null=True, blank=True, verbose_name=_("starts on"))
-    ends_on = models.DateField(null=True, blank=True, verbose_name=_("ends on"))
     organizers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organized_tournaments"
     )
@@ -189,35 +92,12 @@ class Tournament(models.Model):
             raise ValidationError(errors)
 
 
-class Stage(models.Model):
-    """One stage of a tournament, drawn and played as a set of groups."""
+class Stage(StageSettings):
+    """One stage of a tournament, drawn and played as a set of groups.
 
-    class Kind(TextChoices):
-        PRELIMINARY = "preliminary", _("Preliminary")
-        SEMIFINAL = "semifinal", _("Semifinal")
-        FINAL = "final", _("Final")
-
-    class Format(TextChoices):
-        SILLI = "silli", _("Silli closed circle")
-        ROUND_ROBIN = "round_robin", _("Round robin")
-        SWISS = "swiss", _("Swiss (FIDE Dutch system)")
-
-    class Acceleration(TextChoices):
-        NONE = "none", _("none")
-        BAKU = "baku", _("Baku (FIDE)")
-        GENERAL = "general", _("general (half the players)")
-
-    class AtDeadline(TextChoices):
-        """What happens when a Swiss round's deadline passes with games unfinished."""
-
-        ADJUDICATE = "adjudicate", _("adjudicate the unfinished games and pair the next round")
-        TD = "td", _("leave the unfinished games to the TDs; pair when they have results")
-
-    class QualifyRule(TextChoices):
-        THRESHOLD = "threshold", _("points threshold")
-        LOSS_CAP = "loss_cap", _("cap on points lost")
-        TOP_PER_GROUP = "top_per_group", _("top of each group")
-        TOP_OVERALL = "top_overall", _("top of the unified ranking")
+    Its settings (kind, place, format, group size, qualification rule, play period…) are the
+    fields of ``StageSettings``, declared in apps/stages/settings_catalog.py.
+    """
 
     class Status(TextChoices):
         DRAFT = "draft", pgettext_lazy("stage status", "Registration open")
@@ -239,76 +119,6 @@ class Stage(models.Model):
     }
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="stages")
-    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.PRELIMINARY)
-    order = models.PositiveSmallIntegerField(default=1)
-    format = models.CharField(max_length=16, choices=Format.choices, default=Format.SILLI)
-    # The stage's own games per player; None: the tournament's (``games_per_player`` is the
-    # value in force, used everywhere).
-    games_per_player_override = models.PositiveSmallIntegerField(
-        null=True,
-        blank=True,
-        validators=games_validators(),
-        verbose_name=_("games per player"),
-        help_text=_("empty: the tournament's"),
-    )
-    double_round_robin = models.BooleanField(default=False)
-    # A Swiss stage's rounds (checked against its entrants at the draw) and acceleration.
-    swiss_rounds = models.PositiveSmallIntegerField(
-        null=True,
-        blank=True,
-        validators=[
-            MinValueValidator(1, message=SWISS_ROUNDS_TOO_FEW),
-            MaxValueValidator(GAMES_MAX, message=SWISS_ROUNDS_TOO_MANY),
-        ],
-        verbose_name=_("rounds"),
-    )
-    swiss_acceleration = models.CharField(
-        max_length=8,
-        choices=Acceleration.choices,
-        default=Acceleration.NONE,
-        verbose_name=_("acceleration"),
-    )
-    # A Swiss round's deadline: the days from its start (None: no deadline), and what happens
-    # to the games still unfinished when it passes (apps/office/swiss_deadlines.py).
-    swiss_round_days = models.PositiveSmallIntegerField(
-        null=True,
-        blank=True,
-        validators=[
-            MinValueValidator(1, message=ROUND_DAYS_TOO_FEW),
-            MaxValueValidator(ROUND_DAYS_MAX, message=ROUND_DAYS_TOO_MANY),
-        ],
-        verbose_name=_("days each round lasts"),
-    )
-    swiss_at_deadline = models.CharField(
-        max_length=16,
-        choices=AtDeadline.choices,
-        default=AtDeadline.ADJUDICATE,
-        verbose_name=_("at a round's deadline"),
-    )
-    min_group_size = models.PositiveIntegerField(
-        default=100,
-        validators=[
-            MinValueValidator(GROUP_MIN, message=GROUP_TOO_SMALL),
-            MaxValueValidator(GROUP_MAX, message=GROUP_TOO_LARGE),
-        ],
-    )
-    separate_nations = models.BooleanField(default=True)
-    avoid_rematches = models.BooleanField(default=True)
-    balance_ratings = models.BooleanField(default=False)
-    allowed_nation_games = models.PositiveSmallIntegerField(
-        default=0, validators=[MaxValueValidator(GAMES_MAX, message=NATION_GAMES_TOO_MANY)]
-    )
-    formula = models.JSONField(
-        null=True, blank=True, help_text=_("A formula given by hand"), validators=[validate_formula]
-    )
-    play_starts_on = models.DateField(null=True, blank=True, verbose_name=_("play starts on"))
-    play_ends_on = models.DateField(null=True, blank=True, verbose_name=_("play ends on"))
-    # A result a player reports stands after this many days unless the opponent answers.
-    report_accept_days = models.PositiveSmallIntegerField(
-        default=REPORT_ACCEPT_DAYS,
-        validators=[MinValueValidator(1), MaxValueValidator(90)],
-        verbose_name=_("days to answer a reported result"),
-    )
     seed = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.DRAFT)
     entrants_digest = models.CharField(max_length=64, blank=True)
@@ -319,23 +129,6 @@ class Stage(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
     adjudication_requested_at = models.DateTimeField(
         null=True, blank=True, help_text=_("when the open games were sent to adjudication")
-    )
-    # How entrants qualify for the next stage (docs/standings.md §6); blank: a final.
-    qualify_rule = models.CharField(
-        max_length=16, choices=QualifyRule.choices, blank=True, verbose_name=_("qualification rule")
-    )
-    qualify_value = models.DecimalField(
-        max_digits=7,
-        decimal_places=3,
-        null=True,
-        blank=True,
-        verbose_name=_("qualification value"),
-        help_text=_("points P, points lost L, or a count q (a share or percentage if relative)"),
-    )
-    qualify_relative = models.BooleanField(
-        default=False,
-        verbose_name=_("relative"),
-        help_text=_("threshold: P is a share of the games; top: q is a percentage"),
     )
     lot_seed = models.CharField(
         max_length=200,
@@ -449,8 +242,6 @@ class Stage(models.Model):
             return {}
         if value is None:
             return {"qualify_value": str(_("Give the rule's value: points, or a count."))}
-        if value < 0:
-            return {"qualify_value": str(_("The rule's value cannot be negative."))}
         if rule == self.QualifyRule.LOSS_CAP and self.qualify_relative:
             return {
                 "qualify_relative": str(

@@ -1,6 +1,8 @@
 """API representations of tournaments and stages (shared by every app's API), and what the
 API takes to create and change them.
 
+The settings' fields come from the models and their declaration (``settings_catalog``): type,
+choices, whether they may be empty, bounds with their refusals, descriptions and API names.
 The write serializers check each value (type, bounds, choices) and the settings taken together
 (``Tournament.setting_errors``, ``Stage.setting_errors``), naming the field in the API's
 terms; the actions (``apps.stages.services``) check again and decide what is frozen.
@@ -11,33 +13,50 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .models import (
-    GAMES_MAX,
-    GAMES_MIN,
-    GAMES_TOO_FEW,
-    GAMES_TOO_MANY,
-    GROUP_MAX,
-    GROUP_MIN,
-    GROUP_TOO_LARGE,
-    GROUP_TOO_SMALL,
-    NATION_GAMES_TOO_MANY,
-    ROUND_DAYS_MAX,
-    ROUND_DAYS_TOO_FEW,
-    ROUND_DAYS_TOO_MANY,
-    SWISS_ROUNDS_TOO_FEW,
-    SWISS_ROUNDS_TOO_MANY,
-    Stage,
-    Tournament,
-)
-from .models import validate_formula as check_formula
-from .services import STAGE_FIELDS, stage_defaults, suggested_kind
+from .models import GAMES_MAX, Stage, Tournament
+from .services import stage_defaults, suggested_kind
+from .settings_catalog import STAGE_SETTINGS, TOURNAMENT_SETTINGS, Catalog, Setting
+from .settings_catalog import validate_formula as check_formula
 
-GAMES_ERRORS = {"min_value": GAMES_TOO_FEW, "max_value": GAMES_TOO_MANY}
+
+def _options(setting: Setting, *, write: bool) -> dict:
+    """A setting's serializer field options: its description (and, to write, its bounds and
+    refusals); a decimal as a JSON number."""
+    options: dict = {"help_text": setting.api_description()}
+    if write:
+        options.update(setting.bounds())
+    if isinstance(setting.field, models.DecimalField):
+        options["coerce_to_string"] = False
+    return options
+
+
+def setting_kwargs(catalog: Catalog, *, write: bool = True, **overrides: dict) -> dict:
+    """``extra_kwargs`` of a model serializer of ``catalog``'s settings, each under its API
+    name (a nested one is its parent's: :func:`nested_setting_kwargs`), with ``overrides``."""
+    kwargs = {}
+    for setting in catalog:
+        if len(setting.api_path) > 1:
+            continue
+        options = _options(setting, write=write)
+        if setting.api_name != setting.name:
+            options["source"] = setting.name
+        kwargs[setting.api_name] = {**options, **overrides.get(setting.api_name, {})}
+    return kwargs
+
+
+def nested_setting_kwargs(catalog: Catalog, parent: str) -> dict:
+    """``extra_kwargs`` of the settings the API nests under ``parent`` (``points.win``)."""
+    return {
+        setting.api_path[1]: {"source": setting.name, **_options(setting, write=True)}
+        for setting in catalog
+        if setting.api_path[:1] == (parent,) and len(setting.api_path) == 2
+    }
 
 
 class StageSummarySerializer(serializers.ModelSerializer):
@@ -46,27 +65,19 @@ class StageSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Stage
         fields = ["id", "url", "kind", "order", "format", "status"]
+        extra_kwargs = setting_kwargs(STAGE_SETTINGS, write=False)
 
     def get_url(self, stage: Stage) -> str:
         return reverse("api-stage-detail", args=[stage.pk])
 
 
-def _points(side: str, help_text: str) -> serializers.DecimalField:
-    return serializers.DecimalField(
-        source=f"points_{side}",
-        max_digits=4,
-        decimal_places=2,
-        coerce_to_string=False,
-        min_value=0,
-        required=False,
-        help_text=help_text,
-    )
+class PointsSerializer(serializers.ModelSerializer):
+    """A tournament's points for a win, a draw and a loss."""
 
-
-class PointsSerializer(serializers.Serializer):
-    win = _points("win", "Points for a win (default 1); more than 0 and at least a draw's.")
-    draw = _points("draw", "Points for a draw (default 0.5); at most a win's, at least a loss's.")
-    loss = _points("loss", "Points for a loss (default 0); at most a draw's.")
+    class Meta:
+        model = Tournament
+        fields = ["win", "draw", "loss"]
+        extra_kwargs = nested_setting_kwargs(TOURNAMENT_SETTINGS, "points")
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -81,22 +92,8 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        fields = [
-            "id",
-            "slug",
-            "name",
-            "url",
-            "games_per_player",
-            "points",
-            "tiebreak",
-            "ranking",
-            "description",
-            "contact_email",
-            "starts_on",
-            "ends_on",
-            "created_at",
-            "stages",
-        ]
+        fields = ["id", "url", *TOURNAMENT_SETTINGS.api_names(), "created_at", "stages"]
+        extra_kwargs = setting_kwargs(TOURNAMENT_SETTINGS, write=False)
 
     def get_url(self, tournament: Tournament) -> str:
         return reverse("api-tournament-detail", args=[tournament.slug])
@@ -104,7 +101,9 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class StageSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
-    tournament = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    tournament = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text="The tournament's slug."
+    )
     games_per_player = serializers.IntegerField(
         read_only=True,
         help_text="The games per player in force: the stage's own, else the tournament's.",
@@ -139,29 +138,9 @@ class StageSerializer(serializers.ModelSerializer):
             "id",
             "url",
             "tournament",
-            "kind",
-            "order",
-            "format",
             "status",
             "games_per_player",
-            "games_per_player_override",
-            "min_group_size",
-            "separate_nations",
-            "avoid_rematches",
-            "double_round_robin",
-            "balance_ratings",
-            "allowed_nation_games",
-            "formula",
-            "swiss_rounds",
-            "swiss_acceleration",
-            "qualify_rule",
-            "qualify_value",
-            "qualify_relative",
-            "play_starts_on",
-            "play_ends_on",
-            "report_accept_days",
-            "swiss_round_days",
-            "swiss_at_deadline",
+            *STAGE_SETTINGS.names(),
             "seed",
             "entrants_digest",
             "draw_digest",
@@ -172,6 +151,7 @@ class StageSerializer(serializers.ModelSerializer):
             "drawn_at",
             "published_at",
         ]
+        extra_kwargs = setting_kwargs(STAGE_SETTINGS, write=False)
 
     def get_url(self, stage: Stage) -> str:
         return reverse("api-stage-detail", args=[stage.pk])
@@ -200,77 +180,24 @@ def _nest(errors: dict[str, str], names: Mapping[str, tuple[str, ...]]) -> dict:
 class TournamentWriteSerializer(serializers.ModelSerializer):
     """A tournament's settings, as sent to create or change it (PATCH: only what changes)."""
 
-    name = serializers.CharField(
-        max_length=200, help_text="The tournament's name, e.g. “34th Correspondence Cup”."
-    )
-    slug = serializers.SlugField(
-        max_length=80,
-        required=False,
-        allow_blank=True,
-        help_text="Its address: /t/<slug>/. Left out or empty when creating: made from the "
-        "name (with -2, -3… if taken). A slug another tournament has is refused.",
-    )
-    games_per_player = serializers.IntegerField(
-        min_value=GAMES_MIN,
-        max_value=GAMES_MAX,
-        required=False,
-        error_messages=GAMES_ERRORS,
-        help_text=f"Games each player plays in a Silli stage (even, {GAMES_MIN}–{GAMES_MAX}; "
-        "default 10); a stage may have its own. Frozen once a stage that plays them has closed "
-        "its registration.",
-    )
     points = PointsSerializer(
         source="*",
         required=False,
         help_text="Points for a win, a draw and a loss (win ≥ draw ≥ loss). Frozen, like the "
         "tie-breaks and the ranking, once a stage is published.",
     )
-    tiebreak = serializers.ChoiceField(
-        choices=Tournament.TieBreak.choices,
-        required=False,
-        help_text="The tie-break system: torino (TS, then TS-Cut1), buchholz (BH-C2, BH-C1, "
-        "BH) or swiss (BH-C1, BH, SB, wins: the usual Swiss chain); default torino.",
-    )
-    ranking = serializers.ChoiceField(
-        choices=Tournament.Ranking.choices,
-        required=False,
-        help_text="group: standings by group; unified: one ranking of the whole stage.",
-    )
-    description = serializers.CharField(
-        required=False, allow_blank=True, help_text="A description shown to everyone."
-    )
-    contact_email = serializers.EmailField(
-        required=False,
-        allow_blank=True,
-        help_text="Where players write with questions; shown to everyone.",
-    )
-    starts_on = serializers.DateField(
-        required=False, allow_null=True, help_text="The first day of the tournament."
-    )
-    ends_on = serializers.DateField(
-        required=False, allow_null=True, help_text="The last day (not before starts_on)."
-    )
 
-    API_NAMES = {
-        "points_win": ("points", "win"),
-        "points_draw": ("points", "draw"),
-        "points_loss": ("points", "loss"),
-    }
+    API_NAMES = TOURNAMENT_SETTINGS.api_paths()
 
     class Meta:
         model = Tournament
-        fields = [
-            "name",
-            "slug",
-            "games_per_player",
-            "points",
-            "tiebreak",
-            "ranking",
-            "description",
-            "contact_email",
-            "starts_on",
-            "ends_on",
-        ]
+        fields = TOURNAMENT_SETTINGS.api_names()
+        extra_kwargs = setting_kwargs(
+            TOURNAMENT_SETTINGS,
+            # Left out or empty when creating: made from the name. The action refuses a slug
+            # another tournament has, in its own words.
+            slug={"required": False, "allow_blank": True, "validators": []},
+        )
 
     def validate_slug(self, value: str) -> str:
         if self.instance is not None and not value:
@@ -322,159 +249,21 @@ class StageWriteSerializer(serializers.ModelSerializer):
     nations apart, a final lets them meet, every stage avoids rematches.
     """
 
-    kind = serializers.ChoiceField(
-        choices=Stage.Kind.choices,
-        required=False,
-        help_text="preliminary, semifinal or final; default: the next in that sequence. "
-        "Frozen once the stage is drawn.",
-    )
-    order = serializers.IntegerField(
-        min_value=1,
-        required=False,
-        help_text="Its place in the tournament (1 = first); default: after the last. Stages "
-        "from that place on move one place (none of them may be drawn). Frozen once drawn.",
-    )
-    format = serializers.ChoiceField(
-        choices=Stage.Format.choices,
-        required=False,
-        help_text="silli (closed circle, default), round_robin or swiss (one group paired "
-        "round by round; give swiss_rounds). Pairing setting.",
-    )
-    games_per_player = serializers.IntegerField(
-        source="games_per_player_override",
-        min_value=GAMES_MIN,
-        max_value=GAMES_MAX,
-        allow_null=True,
-        required=False,
-        error_messages=GAMES_ERRORS,
-        help_text=f"The stage's own games per player (even, {GAMES_MIN}–{GAMES_MAX}); null: "
-        "the tournament's. Silli stages only. Pairing setting.",
-    )
-    min_group_size = serializers.IntegerField(
-        min_value=GROUP_MIN,
-        max_value=GROUP_MAX,
-        required=False,
-        error_messages={"min_value": GROUP_TOO_SMALL, "max_value": GROUP_TOO_LARGE},
-        help_text=f"Groups have at least this many players ({GROUP_MIN}–{GROUP_MAX}, default "
-        "100). Pairing setting.",
-    )
-    separate_nations = serializers.BooleanField(
-        required=False,
-        help_text="Keep players of one nation apart (default: yes, but no in a final). "
-        "Pairing setting.",
-    )
-    avoid_rematches = serializers.BooleanField(
-        required=False,
-        help_text="Pairs who met in an earlier stage do not meet again (default: yes). "
-        "Pairing setting.",
-    )
-    double_round_robin = serializers.BooleanField(
-        required=False,
-        help_text="A round robin where every pair meets twice (default: no). Pairing setting.",
-    )
-    balance_ratings = serializers.BooleanField(
-        required=False,
-        help_text="Spread the ratings evenly over the groups (default: no). Pairing setting.",
-    )
-    allowed_nation_games = serializers.IntegerField(
-        min_value=0,
-        max_value=GAMES_MAX,
-        required=False,
-        error_messages={"max_value": NATION_GAMES_TOO_MANY},
-        help_text="Same-nation games a player may have when a nation cannot be kept apart "
-        "(default 0). Pairing setting.",
-    )
-    swiss_rounds = serializers.IntegerField(
-        min_value=1,
-        max_value=GAMES_MAX,
-        allow_null=True,
-        required=False,
-        error_messages={"min_value": SWISS_ROUNDS_TOO_FEW, "max_value": SWISS_ROUNDS_TOO_MANY},
-        help_text=f"A Swiss stage's number of rounds (1–{GAMES_MAX}, and fewer than its "
-        "entrants, checked at the draw); null for other formats. Pairing setting.",
-    )
-    swiss_acceleration = serializers.ChoiceField(
-        choices=Stage.Acceleration.choices,
-        required=False,
-        help_text="A Swiss stage's accelerated pairings: none (default), baku (FIDE's Baku "
-        "method) or general (the top half). Pairing setting.",
-    )
+    # Typed: a list of numbers (the model stores JSON).
     formula = serializers.ListField(
         child=serializers.IntegerField(),
         allow_null=True,
         required=False,
         max_length=GAMES_MAX // 2,
-        help_text="A formula given by hand (distinct positive numbers, one per White–Black "
-        "pair of games: games_per_player / 2 of them), or null (or []) for the engine's choice "
-        "per group. Silli stages only. Pairing setting.",
-    )
-    qualify_rule = serializers.ChoiceField(
-        choices=Stage.QualifyRule.choices,
-        allow_blank=True,
-        required=False,
-        help_text="How entrants qualify for the next stage; empty for none (a final). "
-        "May change until the qualification is confirmed.",
-    )
-    qualify_value = serializers.DecimalField(
-        max_digits=7,
-        decimal_places=3,
-        allow_null=True,
-        required=False,
-        coerce_to_string=False,
-        help_text="The rule's value: points P (threshold), points lost L (loss_cap) or a count "
-        "q (top_*); a share of the games or a percentage when qualify_relative.",
-    )
-    qualify_relative = serializers.BooleanField(
-        required=False,
-        help_text="threshold: P is a share of the games; top_*: q is a percentage.",
-    )
-    play_starts_on = serializers.DateField(
-        required=False,
-        allow_null=True,
-        help_text="The first day of play. May change until the stage is closed.",
-    )
-    play_ends_on = serializers.DateField(
-        required=False,
-        allow_null=True,
-        help_text="The last day of play (not before play_starts_on). May change until the "
-        "stage is closed.",
-    )
-    report_accept_days = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=90,
-        help_text="A result a player reports stands after this many days unless the opponent "
-        "confirms or disputes it first (default 7). May change until the stage is closed.",
-    )
-    swiss_round_days = serializers.IntegerField(
-        min_value=1,
-        max_value=ROUND_DAYS_MAX,
-        allow_null=True,
-        required=False,
-        error_messages={"min_value": ROUND_DAYS_TOO_FEW, "max_value": ROUND_DAYS_TOO_MANY},
-        help_text=f"A Swiss stage's days each round lasts (1–{ROUND_DAYS_MAX}): a round's "
-        "deadline is its start plus these days; null: no deadline (and for other formats). "
-        "May change until the stage is closed; a change applies from the next round on.",
-    )
-    swiss_at_deadline = serializers.ChoiceField(
-        choices=Stage.AtDeadline.choices,
-        required=False,
-        help_text="What happens when a Swiss round's deadline passes with games unfinished: "
-        "adjudicate (default: they go to adjudication and the next round is paired at once, "
-        "each such game counted as a draw for the pairing only) or td (they are left to the "
-        "TDs, who are e-mailed; the next round is paired once they have results). Ignored by "
-        "other formats. May change until the stage is closed.",
+        help_text=STAGE_SETTINGS["formula"].api_description(),
     )
 
-    API_NAMES = {"games_per_player_override": ("games_per_player",)}
+    API_NAMES = STAGE_SETTINGS.api_paths()
 
     class Meta:
         model = Stage
-        # The stage's settings (services.STAGE_FIELDS) by their API names.
-        fields = [
-            "games_per_player" if name == "games_per_player_override" else name
-            for name in STAGE_FIELDS
-        ]
+        fields = STAGE_SETTINGS.api_names()
+        extra_kwargs = setting_kwargs(STAGE_SETTINGS)
 
     def validate_formula(self, value: list[int] | None) -> list[int] | None:
         if not value:

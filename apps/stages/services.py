@@ -4,7 +4,8 @@ with its audit event, side effects sent with ``on_commit``.
 Every change of a stage's status goes through :func:`move`, which checks it against
 ``Stage.TRANSITIONS``.
 
-Settings and when they freeze (:func:`frozen_stage_fields`, :func:`frozen_tournament_fields`):
+Settings and when they freeze (:func:`frozen_stage_fields`, :func:`frozen_tournament_fields`;
+each setting says which rule is its own in apps/stages/settings_catalog.py):
 
 - a stage's pairing settings (``PAIRING_FIELDS``) change only while its registration is open:
   the entrant list and these settings are what the draw is made from (reopen registration to
@@ -14,9 +15,10 @@ Settings and when they freeze (:func:`frozen_stage_fields`, :func:`frozen_tourna
   as on the qualification page;
 - its play period (``PLAY_FIELDS``, a Swiss round's deadline among them) until it is closed
   (a new number of days each round lasts applies from the next round on);
-- the tournament's games per player while no Silli stage that plays them has closed its
-  registration; its points, tie-breaks and ranking until a stage is published (standings are
-  counted with them); its name, address, description, contact and dates always.
+- the tournament's games per player (``GAMES_FIELDS``) while no Silli stage that plays them
+  has closed its registration; its points, tie-breaks and ranking (``SCORING_FIELDS``) until a
+  stage is published (standings are counted with them); its name, address, description,
+  contact and dates always.
 
 A change that touches a frozen field is refused whole, with the reason; a field sent with its
 current value is no change.
@@ -39,54 +41,19 @@ from apps.core.models import AuditEvent
 from apps.core.permissions import require_organizer, require_signed_in, signed_in
 
 from .models import DrawJob, Stage, Tournament
+from .settings_catalog import STAGE_SETTINGS, TOURNAMENT_SETTINGS, Freeze
 
-# What a stage of each kind gets when a setting is not given. Silli's FINAL: players of one
-# nation may meet; every stage avoids rematches.
-KIND_DEFAULTS: dict[str, dict[str, object]] = {
-    Stage.Kind.PRELIMINARY: {"separate_nations": True, "avoid_rematches": True},
-    Stage.Kind.SEMIFINAL: {"separate_nations": True, "avoid_rematches": True},
-    Stage.Kind.FINAL: {"separate_nations": False, "avoid_rematches": True},
-}
+# The settings of a tournament and of a stage (apps/stages/settings_catalog.py), by when they
+# freeze.
+TOURNAMENT_FIELDS = TOURNAMENT_SETTINGS.names()
+GAMES_FIELDS = TOURNAMENT_SETTINGS.names(Freeze.GAMES)
+SCORING_FIELDS = TOURNAMENT_SETTINGS.names(Freeze.SCORING)
 
-TOURNAMENT_FIELDS = (
-    "name",
-    "slug",
-    "games_per_player",
-    "points_win",
-    "points_draw",
-    "points_loss",
-    "tiebreak",
-    "ranking",
-    "description",
-    "contact_email",
-    "starts_on",
-    "ends_on",
-)
-SCORING_FIELDS = ("points_win", "points_draw", "points_loss", "tiebreak", "ranking")
-
-PLACE_FIELDS = ("kind", "order")
-PAIRING_FIELDS = (
-    "format",
-    "games_per_player_override",
-    "min_group_size",
-    "separate_nations",
-    "avoid_rematches",
-    "double_round_robin",
-    "balance_ratings",
-    "allowed_nation_games",
-    "formula",
-    "swiss_rounds",
-    "swiss_acceleration",
-)
-QUALIFICATION_FIELDS = ("qualify_rule", "qualify_value", "qualify_relative")
-PLAY_FIELDS = (
-    "play_starts_on",
-    "play_ends_on",
-    "report_accept_days",
-    "swiss_round_days",
-    "swiss_at_deadline",
-)
-STAGE_FIELDS = PLACE_FIELDS + PAIRING_FIELDS + QUALIFICATION_FIELDS + PLAY_FIELDS
+STAGE_FIELDS = STAGE_SETTINGS.names()
+PLACE_FIELDS = STAGE_SETTINGS.names(Freeze.PLACE)
+PAIRING_FIELDS = STAGE_SETTINGS.names(Freeze.PAIRING)
+QUALIFICATION_FIELDS = STAGE_SETTINGS.names(Freeze.QUALIFICATION)
+PLAY_FIELDS = STAGE_SETTINGS.names(Freeze.PLAY)
 
 SLUG_MAX_LENGTH = Tournament._meta.get_field("slug").max_length
 UNDRAWN = (Stage.Status.DRAFT, Stage.Status.REGISTRATION_CLOSED)
@@ -138,7 +105,7 @@ def create_tournament(
         for order, spec in enumerate(stages or [{}], start=1):
             kind = spec.get("kind", Stage.Kind.PRELIMINARY)
             Stage.objects.create(
-                tournament=tournament, order=order, **{**KIND_DEFAULTS.get(kind, {}), **spec}
+                tournament=tournament, order=order, **{**stage_defaults(kind), **spec}
             )
             kinds.append(str(kind))
         record(
@@ -216,10 +183,11 @@ def frozen_tournament_fields(tournament: Tournament) -> dict[str, str]:
         None,
     )
     if playing is not None:
-        reasons["games_per_player"] = _(
+        reason = _(
             "The %(stage)s plays the tournament's games per player and its registration is "
             "closed, so they can no longer change; give a later stage its own number instead."
         ) % {"stage": _stage_name(playing)}
+        reasons.update(dict.fromkeys(GAMES_FIELDS, reason))
     published = next((s for s in stages if s.is_public), None)
     if published is not None:
         reason = _(
@@ -299,8 +267,13 @@ def suggested_kind(tournament: Tournament) -> str:
 
 
 def stage_defaults(kind: str) -> dict[str, object]:
-    """The settings a new stage of ``kind`` gets when they are not given."""
-    return {**KIND_DEFAULTS.get(kind, {})}
+    """The settings whose default for a new stage of ``kind`` is not the model's (a final
+    lets players of one nation meet)."""
+    return {
+        setting.name: setting.default_by_kind[kind]
+        for setting in STAGE_SETTINGS
+        if kind in setting.default_by_kind
+    }
 
 
 def add_stage(user, tournament: Tournament, **fields) -> Stage:
@@ -308,7 +281,7 @@ def add_stage(user, tournament: Tournament, **fields) -> Stage:
 
     ``kind`` defaults to :func:`suggested_kind`, ``order`` to after the last stage; a stage
     placed before others moves them one place on (they must not be drawn yet). The settings
-    not given take the kind's defaults (``KIND_DEFAULTS``), then the model's.
+    not given take the kind's defaults (:func:`stage_defaults`), then the model's.
     """
     require_organizer(user, tournament)
     _known(fields, STAGE_FIELDS)
