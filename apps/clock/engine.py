@@ -65,7 +65,12 @@ class TimeLoss:
 @dataclass(frozen=True)
 class ClockReport:
     """The clock of a game at ``as_of``: the ``now`` asked for, or the instant of the loss on
-    time if that came first."""
+    time if that came first.
+
+    ``runs_out_at`` is the instant the side to move loses on time if they do not move (the
+    loss's instant once it happened), counting the leave already known: what a sweep needs to
+    find the games whose time ran out without recomputing every clock.
+    """
 
     control: TimeControl
     as_of: datetime
@@ -74,6 +79,7 @@ class ClockReport:
     white: PlayerClock
     black: PlayerClock
     loss: TimeLoss | None
+    runs_out_at: datetime
 
     def clock(self, side: Side) -> PlayerClock:
         """``side``'s clock."""
@@ -94,41 +100,61 @@ def clock_report(control: TimeControl, game: GameTimes, now: datetime) -> ClockR
     charged = {Side.WHITE: 0, Side.BLACK: 0}
     made: list[MoveReport] = []
     for ply, made_at in enumerate(game.moves, 1):
-        move, loss = _move(control, game, ply, made_at, charged)
+        move, lost_at = _move(control, game, ply, made_at, charged)
         charged[move.side] += move.days_charged
-        if loss:
-            return _report(control, loss.at, made, move, charged, loss)
+        if lost_at:
+            return _report(control, made, move, charged, lost_at, lost_at)
         made.append(move)
-    move, loss = _move(control, game, game.ply_in_hand, now, charged)
+    ply = game.ply_in_hand
+    runs_out_at = _runs_out_at(control, game, ply, charged)
+    move, lost_at = _move(control, game, ply, now, charged)
     charged[move.side] += move.days_charged
     in_hand = replace(move, made_at=None)
-    return _report(control, loss.at if loss else now, made, in_hand, charged, loss)
+    return _report(control, made, in_hand, charged, runs_out_at, lost_at or now)
+
+
+def _days_left(control: TimeControl, ply: int, charged: dict[Side, int]) -> int:
+    """The days the player of ``ply`` may still be charged before making it."""
+    return control.allowance(own_move_number(ply)) - charged[Side.of_ply(ply)]
+
+
+def _runs_out_at(
+    control: TimeControl, game: GameTimes, ply: int, charged: dict[Side, int]
+) -> datetime:
+    """The instant the player of ``ply`` loses on time if they have not made it by then."""
+    too_many = days_to_exceed(_days_left(control, ply, charged), control.doubling_after)
+    return game.pauses.instant_after(game.began(ply), too_many * DAY)
 
 
 def _move(
     control: TimeControl, game: GameTimes, ply: int, end: datetime, charged: dict[Side, int]
-) -> tuple[MoveReport, TimeLoss | None]:
-    """Ply ``ply`` thought on until ``end``, or up to its loss on time if that came first."""
+) -> tuple[MoveReport, datetime | None]:
+    """Ply ``ply`` thought on until ``end``; if its time ran out before, the move as it stood
+    then (``made_at`` ``None``) and the instant."""
     side, began = Side.of_ply(ply), game.began(ply)
     reflection = game.pauses.running(began, end)
     used = days_in(reflection)
-    allowance = control.allowance(own_move_number(ply))
-    if charged[side] + control.charge(used) <= allowance:
+    left = _days_left(control, ply, charged)
+    if control.charge(used) <= left:
         return MoveReport(ply, side, began, end, reflection, used, control.charge(used)), None
-    used = days_to_exceed(allowance - charged[side], control.doubling_after)
-    at = game.pauses.instant_after(began, used * DAY)
-    move = MoveReport(ply, side, began, None, used * DAY, used, control.charge(used))
-    return move, TimeLoss(side, ply, at)
+    too_many = days_to_exceed(left, control.doubling_after)
+    move = MoveReport(ply, side, began, None, too_many * DAY, too_many, control.charge(too_many))
+    return move, _runs_out_at(control, game, ply, charged)
 
 
 def _report(
     control: TimeControl,
-    as_of: datetime,
     made: list[MoveReport],
     in_hand: MoveReport,
     charged: dict[Side, int],
-    loss: TimeLoss | None,
+    runs_out_at: datetime,
+    as_of: datetime,
 ) -> ClockReport:
+    """The report at ``as_of``, the move in hand being ``in_hand``: lost on time if ``as_of``
+    is the instant its time ran out."""
+    lost = as_of >= runs_out_at
+    loss = TimeLoss(in_hand.side, in_hand.ply, runs_out_at) if lost else None
+
     def clock(side: Side) -> PlayerClock:
         moves_made = sum(1 for move in made if move.side is side)
         allowance = control.allowance(moves_made + 1)
@@ -136,5 +162,12 @@ def _report(
         return PlayerClock(side, moves_made, charged[side], allowance, days_left)
 
     return ClockReport(
-        control, as_of, tuple(made), in_hand, clock(Side.WHITE), clock(Side.BLACK), loss
+        control=control,
+        as_of=as_of,
+        moves=tuple(made),
+        in_hand=in_hand,
+        white=clock(Side.WHITE),
+        black=clock(Side.BLACK),
+        loss=loss,
+        runs_out_at=runs_out_at,
     )

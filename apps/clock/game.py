@@ -45,12 +45,13 @@ class GameTimes:
             before = moment
         object.__setattr__(self, "start", begun)
         object.__setattr__(self, "moves", made)
-        for side in Side:
-            periods = tuple(getattr(self, f"{side}_leave"))
+        white, black = tuple(self.white_leave), tuple(self.black_leave)
+        for side, periods in ((Side.WHITE, white), (Side.BLACK, black)):
             for period in periods:
                 if not isinstance(period, Leave):
                     raise ValueError(f"{side}'s leave must be Leave periods, not {period!r}")
-            object.__setattr__(self, f"{side}_leave", tuple(sorted(periods)))
+        object.__setattr__(self, "white_leave", tuple(sorted(white)))
+        object.__setattr__(self, "black_leave", tuple(sorted(black)))
 
     @cached_property
     def pauses(self) -> Pauses:

@@ -78,7 +78,10 @@ class LeaveAllowance:
     special_days: int = 0
 
     def __post_init__(self) -> None:
-        for name, value in (("days_per_year", self.days_per_year), ("special", self.special_days)):
+        for name, value in (
+            ("days_per_year", self.days_per_year),
+            ("special_days", self.special_days),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a whole number of days, not {value!r}")
 

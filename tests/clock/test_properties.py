@@ -15,6 +15,7 @@ from apps.clock import (
     Leave,
     MovesInDays,
     Side,
+    TimeLoss,
     charged_days,
     clock_report,
     days_to_exceed,
@@ -99,8 +100,12 @@ def test_the_loss_is_the_first_instant_the_allowance_is_exceeded(control, case):
     report = clock_report(control, game, now)
     if report.loss is None:
         assert report.as_of == now and len(report.moves) == len(game.moves)
+        assert report.runs_out_at > now
+        at_the_end = clock_report(control, game, report.runs_out_at).loss
+        assert at_the_end == TimeLoss(report.in_hand.side, report.in_hand.ply, report.runs_out_at)
         return
     loss = report.loss
+    assert report.runs_out_at == loss.at
     before = prefix(game, game.moves[: loss.ply - 1])
     assert clock_report(control, before, loss.at - MICROSECOND).loss is None
     assert clock_report(control, before, loss.at).loss == loss

@@ -108,6 +108,7 @@ def test_reaching_the_allowance_exactly_is_in_time():
 def test_with_doubling_the_first_move_is_lost_at_36_days():
     # 35 days used are charged 50 (in time); the 36th day makes 52
     assert clock_report(MovesInDays(), GameTimes(START, [at(35, 23)]), at(35, 23)).loss is None
+    assert clock_report(MovesInDays(), GameTimes(START), START).runs_out_at == at(36)
     report = clock_report(MovesInDays(), GameTimes(START), at(60))
     assert report.loss.at == at(36) and report.in_hand.days_charged == 52
     assert report.as_of == at(36) and report.white.charged_total == 52
@@ -160,8 +161,9 @@ def test_a_leave_is_whole_utc_days_with_its_last_day_included():
 
 def test_leave_delays_the_loss_on_time_by_its_days():
     leave = [Leave(date(2027, 3, 20), date(2027, 3, 29))]
-    report = clock_report(MovesInDays(), GameTimes(START, white_leave=leave), at(60))
-    assert report.loss.at == at(46)
+    game = GameTimes(START, white_leave=leave)
+    assert clock_report(MovesInDays(), game, START).runs_out_at == at(46)
+    assert clock_report(MovesInDays(), game, at(60)).loss.at == at(46)
 
 
 def test_the_clock_stops_at_the_loss_and_later_moves_are_not_part_of_the_game():
