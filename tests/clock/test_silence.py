@@ -3,8 +3,11 @@
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from hypothesis import given
 
-from apps.clock import GameTimes, Leave, Reminder, Side, silence_report
+from apps.clock import Fischer, GameTimes, Leave, Reminder, Side, clock_report, silence_report
+
+from .strategies import games
 
 START = datetime(2027, 3, 1, 12, tzinfo=UTC)
 GAME = GameTimes(START, [START])  # White moved at once: Black is to move since 1 March 12:00
@@ -75,3 +78,21 @@ def test_silence_is_asked_of_a_moment_not_before_the_last_move():
         silence_report(GAME, at(-1))
     with pytest.raises(ValueError, match="after now"):
         silence_report(GAME, at(3), declared_at=at(4))
+
+
+@given(games())
+def test_silence_is_the_days_used_of_the_move_in_hand_and_changes_only_when_due(case):
+    game, now = case
+    report = silence_report(game, now)
+    in_hand = clock_report(Fischer(base=10**6, doubling_after=None), game, now).in_hand
+    assert report.days_silent == in_hand.days_used and report.since == in_hand.began
+    assert report.reminders_due == tuple(r for r in Reminder if r.days <= report.days_silent)
+    assert report.lost == (report.days_silent >= 40)
+    if report.next_due_at is None:
+        assert report.lost
+        return
+    assert report.next_due_at > now
+    later = silence_report(game, report.next_due_at)
+    assert (later.reminders_due, later.lost) != (report.reminders_due, report.lost)
+    just_before = silence_report(game, report.next_due_at - timedelta(microseconds=1))
+    assert (just_before.reminders_due, just_before.lost) == (report.reminders_due, report.lost)
