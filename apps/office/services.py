@@ -13,7 +13,7 @@ from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
-from apps.standings.services import schedule_recomputes
+from apps.standings.freshness import schedule_recomputes
 
 from . import tasks
 from .draw import draw_settings

@@ -15,6 +15,7 @@ from functools import partial
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -201,6 +202,15 @@ def test_a_second_import_while_one_runs_is_refused_with_409(org, stage, no_worke
     assert ImportJob.objects.count() == 1
     # A small file is not a job, and waits for nobody.
     assert org.post(import_url(stage), big_file(3, "D"), content_type="text/csv").status_code == 201
+
+
+def test_the_database_holds_one_unfinished_job_per_stage(organizer, stage, no_worker):
+    """The action refuses a second import (409, above); the table does too, whatever raced."""
+    job = jobs.start_import(organizer, stage, big_file(30))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ImportJob.objects.create(stage=stage, csv="raced")
+    ImportJob.fail(job.pk, "Cancelled")
+    ImportJob.objects.create(stage=stage, csv="after")  # finished jobs do not count
 
 
 def test_a_lost_job_does_not_block_the_stage(organizer, stage, org, no_worker):

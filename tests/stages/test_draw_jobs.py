@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.audit import Action
@@ -86,3 +87,12 @@ def test_a_job_past_its_time_limit_is_stopped(
     assert DrawJob.stalled() == ([], [job.pk])
     job.refresh_from_db()
     assert job.status == DrawJob.Status.FAILED and "longer than 30 minutes" in job.error
+
+
+def test_the_database_holds_one_unfinished_job_per_stage(organizer, closed_stage, no_worker):
+    """The action refuses a second draw (409, above); the table does too, whatever raced."""
+    job = start_draw(organizer, closed_stage, "seed one")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DrawJob.objects.create(stage=closed_stage, seed="raced")
+    DrawJob.fail(job.pk, "Cancelled")
+    DrawJob.objects.create(stage=closed_stage, seed="after")  # finished jobs do not count
