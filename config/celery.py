@@ -8,7 +8,7 @@ therefore logged and not raised (:class:`Task`); the settings bound what the att
 ``CELERY_TASK_PUBLISH_RETRY_POLICY``), and for a few seconds after a failure the process does
 not try that broker again. The task is not lost: it is kept in the database's outbox and
 sent by the outbox sweep when the broker is back (apps/core/outbox.py), unless its need is
-kept elsewhere already (standings: their mark and the sweep, apps/standings/services.py;
+kept elsewhere already (standings: their mark and the sweep, apps/standings/freshness.py;
 draws and format lab runs: the job or run and its sweep) and the task says
 ``outbox = False``.
 Inside a worker the error is raised as before: the running task fails or retries.

@@ -320,14 +320,14 @@ CELERY_REDIS_SOCKET_TIMEOUT = 2
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
     "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 }
-# Standings heal themselves (apps/standings/services.py): a group whose recompute has been
+# Standings heal themselves (apps/standings/freshness.py): a group whose recompute has been
 # pending for longer than STANDINGS_STALE_SECONDS, and asked for longer ago than that, is
 # queued again by the sweep that beat runs every STANDINGS_SWEEP_SECONDS.
 STANDINGS_STALE_SECONDS = float(_ENV.get("STANDINGS_STALE_SECONDS") or 60)
 STANDINGS_SWEEP_SECONDS = float(_ENV.get("STANDINGS_SWEEP_SECONDS") or 60)
 CELERY_BEAT_SCHEDULE = {
     # Draw jobs whose tasks were lost (a killed worker, a broker outage) go on within minutes;
-    # jobs past their time limit stop (apps/office/draw.py stalled_jobs).
+    # jobs past their time limit stop (apps/core/jobs.py Job.stalled).
     "resume-stalled-draws": {
         "task": "apps.office.tasks.resume_stalled_draws",
         "schedule": 60.0,

@@ -21,7 +21,7 @@ from apps.core.api import CsvParser, error_responses, request_csv_text
 from apps.core.permissions import require_organizer
 from apps.stages.lookups import stage_for_action, stage_for_reading
 
-from . import jobs, services
+from . import importing, jobs, services
 from .models import ImportJob, StageEntry
 from .serializers import EntrantDetailsSerializer
 
@@ -214,9 +214,9 @@ class EntrantImportView(APIView):
                 replacement = services.preview_replace(stage, text)
             else:
                 replacement = services.replace_entrants(request.user, stage, text)
-            return Response(jobs.replace_data(replacement, applied=not options["dry_run"]))
+            return Response(importing.replace_data(replacement, applied=not options["dry_run"]))
         if options["dry_run"]:
-            return Response(jobs.preview_data(services.preview_import(stage, text)))
+            return Response(importing.preview_data(services.preview_import(stage, text)))
         preview = services.import_entrants(request.user, stage, text)
         return Response({"imported": preview.count}, status=status.HTTP_201_CREATED)
 

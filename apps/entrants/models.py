@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.audit import Action, record
 from apps.core.choices import TextChoices
+from apps.core.jobs import Job, one_unfinished_per
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.entrants import FieldProblem, check_entrant, check_fields
 
@@ -112,25 +117,29 @@ class StageEntry(models.Model):
         return f"{self.entrant} in {self.stage}"
 
 
-class ImportJob(models.Model):
+class ImportJob(Job):
     """An entrant import too big for one request, run by a Celery worker
-    (``apps/entrants/jobs.py``): it reads the file in pieces, counting the rows checked so a
-    progress bar can move, then writes everything in one transaction — or, as a dry run
+    (``apps/entrants/importing.py``): it reads the file in pieces, counting the rows checked
+    so a progress bar can move, then writes everything in one transaction — or, as a dry run
     (``dry_run``), only checks the file and keeps the preview in ``result``."""
 
     class Mode(TextChoices):
         ADD = "add", _("Add to the list")
         REPLACE = "replace", _("Replace the list")
 
-    class Status(TextChoices):
-        PENDING = "pending", _("Waiting for a worker")
-        RUNNING = "running", _("Running")
-        SUCCEEDED = "succeeded", _("Done")
-        FAILED = "failed", _("Failed")
-
     class Phase(TextChoices):
         CHECKING = "checking", _("Checking")
         SAVING = "saving", _("Importing")
+
+    # A job not finished this long after it was started was lost (its task runs for at most
+    # ten minutes, and a task whose worker died is delivered again within five): it is
+    # stopped when the stage's next import starts, or when its progress is read. Its task is
+    # not queued again: the broker hands a lost one back.
+    TIME_LIMIT = timedelta(minutes=30)
+    TIME_LIMIT_MESSAGE = _(
+        "The import stopped before it finished (its worker was lost); nothing was written. "
+        "Start the import again."
+    )
 
     stage = models.ForeignKey("stages.Stage", on_delete=models.CASCADE, related_name="import_jobs")
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.ADD)
@@ -142,14 +151,12 @@ class ImportJob(models.Model):
         help_text="the file; emptied when the job finishes (a dry run's once it is confirmed, "
         "or a day later)",
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     phase = models.CharField(max_length=16, choices=Phase.choices, blank=True)
     total_rows = models.PositiveIntegerField(default=0, help_text="the file's data rows")
     done_rows = models.PositiveIntegerField(default=0, help_text="rows checked so far")
     result = models.JSONField(
         null=True, blank=True, help_text="the outcome: {imported} or the preview's numbers"
     )
-    error = models.TextField(blank=True)
     details = models.JSONField(default=list, blank=True, help_text="bad rows: [{line, message}]")
     preview = models.ForeignKey(
         "self",
@@ -159,23 +166,25 @@ class ImportJob(models.Model):
         related_name="confirmations",
         help_text="the dry run whose file this import took, when it confirmed one",
     )
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        constraints = [one_unfinished_per("stage", name="import_job_one_unfinished_per_stage")]
 
     def __str__(self) -> str:
         kind = "dry run" if self.dry_run else "import"
         return f"{kind} ({self.mode}) into {self.stage} ({self.status})"
 
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+    def failure_changes(self) -> dict[str, Any]:
+        """A failed job lets go of its file; its bad rows are those the failure names."""
+        return {"csv": "", "details": []}
+
+    def record_failure(self, message: str) -> None:
+        if not self.dry_run:
+            record(
+                Action.ENTRANTS_IMPORT_FAILED,
+                self.started_by,
+                stage=self.stage,
+                job=self.pk,
+                error=message,
+                bad_rows=len(self.details),
+            )

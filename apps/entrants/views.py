@@ -142,7 +142,7 @@ def _start_job(
     try:
         job = jobs.start_import(request.user, stage, text, mode=mode, dry_run=dry_run, rows=rows)
     except ActionError as error:
-        running = stage.import_jobs.filter(status__in=jobs.UNFINISHED).order_by("-id").first()
+        running = stage.import_jobs.filter(status__in=ImportJob.UNFINISHED).order_by("-id").first()
         if error.code == ErrorCode.CONFLICT and running is not None:
             show_refusal(request, error)
             return redirect(import_job_url(running))

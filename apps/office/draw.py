@@ -10,14 +10,15 @@
    transaction, once every group is drawn; it runs at most once per job.
 
 A job killed or retried at any point leaves either the previous draw or the whole new one in
-the tables, never a part; the organizer can start the draw again.
+the tables, never a part; the organizer can start the draw again. Each step saves the job
+(its heartbeat), and a job not heard from for ``DrawJob.RESUME_AFTER`` is resumed by the
+sweep of ``apps.core.jobs`` (``tasks.resume_stalled_draws``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timedelta
 
 from django.db import connection, transaction
 from django.db.models import F
@@ -26,6 +27,7 @@ from django.utils import timezone
 from apps.core.audit import Action, record
 from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError
+from apps.core.jobs import percent_done
 from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Game, Group, Seat, SwissBye
@@ -50,16 +52,6 @@ BATCH = 10_000
 # is cut into about MIN_TASKS batches so every worker process has some.
 GROUPS_PER_TASK = 25
 MIN_TASKS = 8
-FINISHED = (DrawJob.Status.SUCCEEDED, DrawJob.Status.FAILED)
-UNFINISHED = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
-# A job is resumed (its remaining steps queued again) when it has not finished this long
-# after it started, and again as often: a lost task (a killed worker, a broker outage) then
-# costs minutes, not the broker's redelivery hour. Every step is idempotent, so resuming a
-# job that was only slow repeats no work that was stored.
-RESUME_AFTER = timedelta(minutes=2)
-# A draw of 100,000 entrants takes about a minute; one that has not finished after this is
-# stopped (marked failed, nothing written) so it cannot hold the workers for ever.
-TIME_LIMIT = timedelta(minutes=30)
 
 
 def draw_settings(stage: Stage) -> DrawSettings:
@@ -123,23 +115,6 @@ def _group_rows(
     ]
 
 
-def mark_failed(job: DrawJob, message: str) -> None:
-    """Record a job's failure (the caller holds the job's row lock)."""
-    job.status = DrawJob.Status.FAILED
-    job.error = message
-    job.finished_at = timezone.now()
-    job.save(update_fields=["status", "error", "finished_at"])
-    record(Action.DRAW_FAILED, job.started_by, stage=job.stage, job=job.pk, error=message)
-
-
-def fail(job_id: int, message: str) -> None:
-    """Mark the job failed with ``message`` unless it has finished already."""
-    with transaction.atomic():
-        job = DrawJob.objects.select_for_update().get(pk=job_id)
-        if not job.finished:
-            mark_failed(job, message)
-
-
 def prepare(job_id: int) -> list[int]:
     """Step 1: the division. Returns the numbers of the groups still to draw."""
     job = DrawJob.objects.select_related("stage__tournament").get(pk=job_id)
@@ -151,7 +126,7 @@ def prepare(job_id: int) -> list[int]:
         try:
             groups = divide_stage(engine_entrants(stage), settings, job.seed, earlier_groups(stage))
         except (DrawError, ValueError) as exc:
-            fail(job.pk, str(exc))
+            DrawJob.fail(job.pk, str(exc))
             return []
         rows = _group_rows(groups, met_before_pairs(stage))
         with transaction.atomic():
@@ -164,7 +139,7 @@ def prepare(job_id: int) -> list[int]:
             job.total_groups = len(groups)
             job.done_groups = 0
             job.status = DrawJob.Status.RUNNING
-            job.save(update_fields=["total_groups", "done_groups", "status"])
+            job.save(update_fields=["total_groups", "done_groups", "status", "updated_at"])
     return list(
         job.group_results.filter(payload__isnull=True)
         .order_by("number")
@@ -213,7 +188,7 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
         missing = sorted(set(numbers) - {row[1] for row in rows})
         raise DrawJobGroup.DoesNotExist(f"draw job {job_id} has no group {missing}")
     _, _, _, _, status, seed, settings, done, total = rows[0]
-    if status in FINISHED:
+    if status in DrawJob.FINISHED:
         return False
     settings = DrawSettings.from_dict(_loaded(settings))
     results: list[tuple[int, str]] = []
@@ -226,7 +201,7 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
         try:
             group = draw_group(number, entrants, settings, seed, partners)
         except DrawError as exc:
-            fail(job_id, str(exc))
+            DrawJob.fail(job_id, str(exc))
             return False
         # JSON text: half the cost of adapting the dict as a jsonb parameter
         results.append((pk, json.dumps(group.as_dict(), separators=(",", ":"))))
@@ -242,13 +217,14 @@ def _loaded(value):
 
 def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int]:
     """Store each group's result (``(row id, JSON text)``) on its row unless it is there
-    already, count those stored on the job, and return the job's groups (done, total) as of
-    that count.
+    already, count those stored on the job (which is heard from now), and return the job's
+    groups (done, total) as of that count.
 
     On PostgreSQL this is one statement, so one transaction: the rows' update and the count
     commit together or not at all, and a concurrent repeat of a group waits for its row and
     then finds it stored.
     """
+    now = timezone.now()
     if connection.vendor == "postgresql":
         quote = connection.ops.quote_name
         # A VALUES row a group, not arrays: the driver quotes a text parameter in C, but
@@ -261,9 +237,9 @@ def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int
                 " SET payload = given.payload FROM given"
                 " WHERE g.id = given.id AND g.payload IS NULL RETURNING g.id)"
                 f" UPDATE {quote(DrawJob._meta.db_table)}"
-                " SET done_groups = done_groups + (SELECT count(*) FROM stored)"
+                " SET done_groups = done_groups + (SELECT count(*) FROM stored), updated_at = %s"
                 " WHERE id = %s RETURNING done_groups, total_groups",
-                [*(value for row in results for value in row), job_id],
+                [*(value for row in results for value in row), now, job_id],
             )
             return cursor.fetchone()
     table = DrawJobGroup._meta.db_table
@@ -276,8 +252,9 @@ def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int
                 [text, pk],
             )
             stored += cursor.rowcount
-        if stored:
-            DrawJob.objects.filter(pk=job_id).update(done_groups=F("done_groups") + stored)
+        DrawJob.objects.filter(pk=job_id).update(
+            done_groups=F("done_groups") + stored, updated_at=now
+        )
         return DrawJob.objects.filter(pk=job_id).values_list("done_groups", "total_groups").get()
 
 
@@ -290,13 +267,13 @@ def finish(job_id: int) -> bool:
         stage = Stage.objects.select_for_update().get(pk=job.stage_id)
         latest = stage.draw_jobs.order_by("-id").first()  # the last one started
         if latest is None or latest.pk != job.pk:
-            mark_failed(job, "A newer draw of this stage replaced this one.")
+            job.mark_failed("A newer draw of this stage replaced this one.")
             return False
         try:
             move(stage, Stage.Status.DRAWN, "write the draw")
         except ActionError:
             status = stage.get_status_display().lower()
-            mark_failed(job, f"The stage is {status}; the draw was not written.")
+            job.mark_failed(f"The stage is {status}; the draw was not written.")
             return False
         payloads = list(job.group_results.order_by("number").values_list("payload", flat=True))
         digest = groups_digest(payloads)
@@ -308,7 +285,7 @@ def finish(job_id: int) -> bool:
         job.status = DrawJob.Status.SUCCEEDED
         job.digest = digest
         job.finished_at = timezone.now()
-        job.save(update_fields=["status", "digest", "finished_at"])
+        job.save(update_fields=["status", "digest", "finished_at", "updated_at"])
         job.group_results.update(members=[])
         record(
             Action.DRAW_FINISHED,
@@ -381,13 +358,6 @@ def _write_round_one_byes(stage: Stage) -> None:
         )
 
 
-def percent_done(done: int, total: int, succeeded: bool) -> int:
-    """A job's progress bar: 100 only once it succeeded, else done of total, at most 99."""
-    if succeeded:
-        return 100
-    return min(99, round(100 * done / total)) if total else 0
-
-
 def job_progress(job: DrawJob) -> dict:
     """What a progress bar needs: status, groups done of total, and the outcome."""
     done = job.done_groups
@@ -406,22 +376,3 @@ def job_progress(job: DrawJob) -> dict:
         "digest": job.digest,
         "finished": job.finished,
     }
-
-
-def stalled_jobs(now: datetime | None = None) -> tuple[list[int], list[int]]:
-    """The unfinished jobs to resume, and those past the time limit (which are failed here).
-
-    A job is resumed when it started more than ``RESUME_AFTER`` ago; the periodic sweep that
-    calls this (``tasks.resume_stalled_draws``) runs every minute, so a job whose tasks were
-    lost goes on within a few minutes.
-    """
-    now = now or timezone.now()
-    unfinished = DrawJob.objects.filter(status__in=UNFINISHED, created_at__lt=now - RESUME_AFTER)
-    late = list(unfinished.filter(created_at__lt=now - TIME_LIMIT).values_list("pk", flat=True))
-    for job_id in late:
-        minutes = int(TIME_LIMIT.total_seconds() // 60)
-        fail(
-            job_id, f"The draw took longer than {minutes} minutes and was stopped; start it again."
-        )
-    resume = list(unfinished.exclude(pk__in=late).values_list("pk", flat=True))
-    return resume, late

@@ -6,6 +6,12 @@ A published stage's files never change, so they are built once and stored
 (``apps.groups.models.PublishedFile``, gzip-compressed): by the task the publication queues
 (``store_files``), or by the first request that finds one missing (``stored_file``).
 
+Being written once, they need no freshness mark (``apps/core/freshness.py``, which keeps
+standings and rankings fresh through many changes); a lost task is healed all the same: the
+publication's task is kept in the outbox when the broker does not take it, and sent by the
+outbox's sweep (``apps/core/outbox.py``); a worker killed while running it hands it back
+(``acks_late``); and a file still missing is built by the first request for it.
+
 How far the work a publication queues has come (the standings of every group, the stage's
 ranking, these files) is read by :func:`publication_progress`, for the publication's progress
 page, its JSON and the API.
@@ -29,7 +35,7 @@ from apps.groups.models import Group, PublishedFile
 from apps.silli.draw import DrawSettings, StageDraw, draw_json, pairs_digest
 from apps.silli.entrants import entrants_csv
 from apps.stages.models import DrawJob, Stage
-from apps.standings.services import ranking_state
+from apps.standings.freshness import ranking_state
 
 from .draw import earlier_groups, met_before_pairs
 from .swiss_late import late_entrant_codes

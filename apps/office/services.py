@@ -13,9 +13,9 @@ from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
-from apps.standings.services import schedule_recomputes
+from apps.standings.freshness import schedule_recomputes
 
-from . import draw, tasks
+from . import tasks
 from .draw import draw_settings
 from .seeds import seed_problem
 
@@ -45,7 +45,7 @@ def start_draw(user, stage: Stage, seed: str) -> DrawJob:
             )
         if stage.is_swiss:
             _check_swiss_rounds(stage)
-        running = stage.draw_jobs.filter(status__in=draw.UNFINISHED).order_by("-id").first()
+        running = stage.draw_jobs.filter(status__in=DrawJob.UNFINISHED).order_by("-id").first()
         if running is not None:
             raise ActionError(
                 ErrorCode.CONFLICT,
@@ -94,7 +94,7 @@ def cancel_draw(user, stage: Stage) -> DrawJob:
         stage = locked(stage)
         job = (
             stage.draw_jobs.select_for_update()
-            .filter(status__in=draw.UNFINISHED)
+            .filter(status__in=DrawJob.UNFINISHED)
             .order_by("-id")
             .first()
         )

@@ -61,7 +61,7 @@ from apps.silli.swiss_system import (
 )
 from apps.stages.models import Stage
 from apps.stages.services import locked
-from apps.standings.services import schedule_recomputes
+from apps.standings.freshness import schedule_recomputes
 
 from . import tasks
 

@@ -32,7 +32,7 @@ from apps.groups.models import Group, Seat
 from apps.silli.swiss_system import pairing_order
 from apps.stages.models import Stage
 from apps.stages.services import locked
-from apps.standings.services import schedule_recomputes
+from apps.standings.freshness import schedule_recomputes
 
 # The module, not its names: swiss imports tasks, which import publication, which imports this.
 from . import swiss

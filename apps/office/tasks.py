@@ -16,22 +16,19 @@ from celery import shared_task
 from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
+from apps.stages.models import DrawJob
+
 from . import draw, lab, publication
 
 logger = logging.getLogger(__name__)
 
 
-def _draw_step_failed(task, exc, task_id, args, kwargs, einfo) -> None:
-    """``on_failure`` of a draw step (whose first argument is the job's id): once the retries
-    are spent (or the error is not one to retry) the job would show "drawing" for ever;
-    nothing was written, and the organizer can start it again."""
-    draw.fail(args[0], f"The draw stopped on an error ({exc}); start it again.")
-
-
 RETRY = {
     # The app's own task class stays the base (a broker that is away never fails the
-    # request that starts a draw: config/celery.py); the failure hook is a method of it.
-    "on_failure": _draw_step_failed,
+    # request that starts a draw: config/celery.py); the failure hook is a method of it. A
+    # step that failed for good would leave the job "drawing" until its time limit; nothing
+    # was written, and the organizer can start it again.
+    "on_failure": DrawJob.failure_hook("The draw stopped on an error (%(error)s); start it again."),
     # A step the broker did not take is kept by its job, which the sweep resumes
     # (resume_stalled_draws), not by the outbox of apps/core/outbox.py.
     "outbox": False,
@@ -77,17 +74,15 @@ def finish_draw(job_id: int) -> bool:
 
 @shared_task(outbox=False, acks_late=True)
 def resume_stalled_draws() -> dict[str, int]:
-    """Every minute (beat): queue the remaining steps of draw jobs that should have finished,
-    and stop those past the time limit (see ``draw.stalled_jobs``)."""
-    resume, late = draw.stalled_jobs()
-    for job_id in resume:
-        run_draw.delay(job_id)
-    return {"resumed": len(resume), "stopped": len(late)}
+    """Every minute (beat): queue the remaining steps of draw jobs not heard from for
+    ``DrawJob.RESUME_AFTER``, and stop those past the time limit (``Job.stalled``)."""
+    return DrawJob.resume_stalled(run_draw)
 
 
-# The draw steps' options without their failure hook (no job to mark failed); outbox=False as
-# they have: not needed to serve the files, the first request builds a missing one.
-@shared_task(**{k: v for k, v in RETRY.items() if k != "on_failure"})
+# The draw steps' options without their failure hook (no job to mark failed), and kept in
+# the outbox when the broker does not take it (apps/core/outbox.py): its sweep sends it
+# later, so the publication's progress still completes (see publication.py).
+@shared_task(**{k: v for k, v in RETRY.items() if k not in ("on_failure", "outbox")})
 def store_published_files(stage_id: int) -> int:
     """After a publication: build and store the stage's verification files once
     (``publication.store_files``; idempotent, so a retried or repeated task stores nothing

@@ -43,7 +43,7 @@ from apps.silli.lab.results import FORM_SD
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
-from apps.standings.services import drawn_games
+from apps.standings.groups import drawn_games
 
 from . import lab as lab_service
 from . import publication, seeds, services, swiss, swiss_late

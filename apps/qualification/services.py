@@ -31,8 +31,9 @@ from apps.silli.entrants import entrants_digest
 from apps.stages.models import Stage
 from apps.stages.services import move
 from apps.standings.fallback import fallback_keys, points_lost_before
+from apps.standings.freshness import stage_pending
+from apps.standings.groups import chain, stage_games_per_player
 from apps.standings.models import GroupStanding
-from apps.standings.services import chain, stage_games_per_player, stage_pending
 
 from .models import Adjustment
 

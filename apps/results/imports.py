@@ -55,7 +55,7 @@ from apps.core.permissions import require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
-from apps.standings.services import schedule_recomputes
+from apps.standings.freshness import schedule_recomputes
 
 from .services import require_group_open, require_in_play, require_result_code
 from .signals import announce

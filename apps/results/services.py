@@ -21,7 +21,7 @@ from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
 from apps.notifications import tasks as notify
 from apps.stages.models import Stage
-from apps.standings.services import schedule_recompute
+from apps.standings.freshness import schedule_recompute
 
 from .signals import announce
 

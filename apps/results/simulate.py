@@ -19,7 +19,7 @@ from apps.core.results import Result
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game
 from apps.silli.rng import ChanceStream
-from apps.standings.services import recompute_group
+from apps.standings.groups import recompute_group
 
 from .services import withdraw_entrant
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -9,7 +11,9 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from apps.core.audit import Action, record
 from apps.core.choices import TextChoices
+from apps.core.jobs import Job, one_unfinished_per
 
 from .settings_catalog import (
     STAGE_SETTINGS,
@@ -267,14 +271,27 @@ class Stage(StageSettings):
         return status in self.TRANSITIONS[self.Status(self.status)]
 
 
-class DrawJob(models.Model):
-    """One run of a stage's draw: the division, then one task per group, then the finish."""
+class DrawJob(Job):
+    """One run of a stage's draw: the division, then one task per batch of groups, then the
+    finish (``apps/office/draw.py``); its progress is the groups drawn of the total."""
 
     class Status(TextChoices):
         PENDING = "pending", _("Waiting for a worker")
         RUNNING = "running", _("Drawing")
         SUCCEEDED = "succeeded", _("Done")
         FAILED = "failed", _("Failed")
+
+    # A job not heard from for this long is resumed (its remaining steps queued again): a
+    # lost task (a killed worker, a broker outage) then costs minutes, not the broker's
+    # redelivery hour. Every step is idempotent, so resuming a job that was only slow repeats
+    # no work that was stored.
+    RESUME_AFTER = timedelta(minutes=2)
+    # A draw of 100,000 entrants takes about a minute; one that has not finished after this
+    # is stopped (nothing written) so it cannot hold the workers for ever.
+    TIME_LIMIT = timedelta(minutes=30)
+    TIME_LIMIT_MESSAGE = _(
+        "The draw took longer than %(minutes)s minutes and was stopped; start it again."
+    )
 
     stage = models.ForeignKey(Stage, on_delete=models.CASCADE, related_name="draw_jobs")
     seed = models.CharField(max_length=200)
@@ -284,27 +301,16 @@ class DrawJob(models.Model):
     done_groups = models.PositiveIntegerField(
         default=0, help_text="groups drawn so far (each counted once, when its result is stored)"
     )
-    error = models.TextField(blank=True)
     digest = models.CharField(max_length=64, blank=True)
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        constraints = [one_unfinished_per("stage", name="draw_job_one_unfinished_per_stage")]
 
     def __str__(self) -> str:
         return f"draw of {self.stage} ({self.status})"
 
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+    def record_failure(self, message: str) -> None:
+        record(Action.DRAW_FAILED, self.started_by, stage=self.stage, job=self.pk, error=message)
 
 
 class DrawJobGroup(models.Model):

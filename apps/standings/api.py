@@ -26,14 +26,10 @@ from apps.stages.lookups import stage_for_action, stage_for_reading
 
 from .crosstable import Crosstable, Row, build
 from .display import ordered_cells
+from .freshness import pending_since, ranking_state, stage_pending
 from .models import GroupStanding
-from .services import (
-    StoredRanking,
-    force_recompute,
-    pending_since,
-    ranking_state,
-    stage_pending,
-)
+from .ranking import StoredRanking
+from .services import force_recompute
 
 # ---------------------------------------------------------------------------
 # Serializers

@@ -18,8 +18,8 @@ from apps.core.csvfiles import safe_writer
 from apps.core.results import Result
 from apps.groups.models import Game, Group, Seat, SwissBye
 
+from .groups import chain
 from .models import FIGURES, GroupStanding
-from .services import chain
 
 LATEST_DAYS = 14
 

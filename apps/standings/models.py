@@ -1,8 +1,12 @@
-"""Stored standings: one row per entrant of a group, recomputed after result changes."""
+"""Stored standings: one row per entrant of a group, recomputed after result changes, and
+the stage's unified ranking built from them; each with its freshness mark
+(``apps/core/freshness.py``, declared in ``freshness.py``)."""
 
 from __future__ import annotations
 
 from django.db import models
+
+from apps.core.freshness import Mark
 
 FIGURES = (
     "points",
@@ -46,14 +50,14 @@ class GroupStanding(models.Model):
         return f"{self.place}. {self.entrant_id} in {self.group_id}"
 
 
-class StandingsMark(models.Model):
+class StandingsMark(Mark):
     """A group whose stored standings may miss a change ("recompute pending").
 
     Set in the transaction of the change (or right after it), cleared only by a recompute
     that counted every change marked before it began: ``changes`` counts the marks, and a
     recompute clears the mark only if the count is the one it read when it started. A mark
     left behind (a recompute never queued, or lost with its worker) is found by the sweep
-    (``services.sweep_stale_standings``) once it is older than ``STANDINGS_STALE_SECONDS``.
+    (``freshness.GROUP_STANDINGS``) once it is older than ``STANDINGS_STALE_SECONDS``.
     ``groups.Group.standings_pending`` mirrors ``pending_since is not None``.
     """
 
@@ -62,18 +66,6 @@ class StandingsMark(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="standings_mark",
-    )
-    pending_since = models.DateTimeField(
-        null=True,
-        blank=True,
-        db_index=True,
-        help_text="the oldest change the stored standings may miss; empty: up to date",
-    )
-    changes = models.PositiveBigIntegerField(
-        default=0, help_text="how many times the group was marked (ever)"
-    )
-    requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="when a recompute was last queued (or tried to be)"
     )
 
     def __str__(self) -> str:
@@ -87,9 +79,9 @@ class StandingsMark(models.Model):
 
 class StageRankingRow(models.Model):
     """An entrant's row in the stage's stored unified ranking: every group's stored standings
-    in one order by the tournament's chain (``services.ranking_order``).
+    in one order by the tournament's chain (``ranking.ranking_order``).
 
-    Rebuilt whole by ``services.rebuild_ranking`` after the standings of the stage's groups
+    Rebuilt whole by ``ranking.rebuild_ranking`` after the standings of the stage's groups
     change (see :class:`RankingMark`); pages, API and CSV read it a page at a time by its key,
     (stage, position) with positions 1, 2, … without gaps. Code, name, nation and rating are
     read from the entrant, the group's number from the group.
@@ -141,14 +133,15 @@ class StageRankingRow(models.Model):
         return f"{self.place}. {self.entrant_id} in the ranking of {self.stage_id}"
 
 
-class RankingMark(models.Model):
+class RankingMark(Mark):
     """The state of a stage's stored ranking: when it was last rebuilt, how many rows it has,
     and whether it may miss a change of its groups' standings ("being updated").
 
     The same mark as :class:`StandingsMark`, one per stage: set by each group recompute in its
     own transaction (and by a recompute of an earlier stage's group, whose figures are the
     later stages' fallback keys), cleared by a rebuild that counted every change marked before
-    it began (``changes``). A mark left behind is found by the sweep.
+    it began (``changes``). A mark left behind is found by the sweep
+    (``freshness.STAGE_RANKING``).
     """
 
     stage = models.OneToOneField(
@@ -156,18 +149,6 @@ class RankingMark(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="ranking_mark",
-    )
-    pending_since = models.DateTimeField(
-        null=True,
-        blank=True,
-        db_index=True,
-        help_text="the oldest standings change the stored ranking may miss; empty: up to date",
-    )
-    changes = models.PositiveBigIntegerField(
-        default=0, help_text="how many times the ranking was marked (ever)"
-    )
-    requested_at = models.DateTimeField(
-        null=True, blank=True, help_text="when a rebuild was last queued (or tried to be)"
     )
     built_at = models.DateTimeField(
         null=True, blank=True, help_text="when the stored ranking was last rebuilt; empty: never"

@@ -1,7 +1,8 @@
 """The coalesced standings recompute (one queued task per group at a time), the coalesced
 rebuild of a stage's stored ranking (one queued task per stage at a time, for many group
 recomputes), and the sweep that queues again what a dead broker or a killed worker left
-behind.
+behind: thin wrappers around ``groups.py``, ``ranking.py`` and the two kinds of
+``freshness.py`` (which queue the first two by their names, registered here).
 
 The recompute is acknowledged only after it ran (``acks_late``), and put back on the queue
 when its pool process dies (``reject_on_worker_lost``); a message held by a worker killed as
@@ -16,7 +17,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import DatabaseError
 
-from . import services
+from . import groups, ranking
+from .freshness import GROUP_STANDINGS, STAGE_RANKING
 
 # outbox=False: a recompute (a rebuild) the broker did not take is kept as the group's (the
 # stage's ranking) mark, which the sweep queues again (apps/core/outbox.py would only
@@ -31,20 +33,20 @@ MARKED = {
 }
 
 
-@shared_task(**MARKED)
+@shared_task(name=GROUP_STANDINGS.task, **MARKED)
 def recompute_group_standings(group_id: int) -> int:
-    return services.recompute_if_pending(group_id) or 0
+    return groups.recompute_if_pending(group_id) or 0
 
 
-@shared_task(**MARKED)
+@shared_task(name=STAGE_RANKING.task, **MARKED)
 def rebuild_stage_ranking(stage_id: int) -> int:
-    return services.rebuild_ranking(stage_id) or 0
+    return ranking.rebuild_ranking(stage_id) or 0
 
 
 @shared_task(outbox=False, acks_late=True, reject_on_worker_lost=True)
 def sweep_stale_standings() -> int:
     """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes, then stale
     ranking rebuilds."""
-    groups = services.sweep_stale_standings()
-    services.sweep_stale_rankings()
-    return len(groups)
+    swept = GROUP_STANDINGS.sweep()
+    STAGE_RANKING.sweep()
+    return len(swept)

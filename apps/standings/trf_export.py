@@ -31,8 +31,8 @@ def group_trf(group) -> str:
     """The TRF file of a group's current results (four queries)."""
     from apps.groups.models import Game, Seat
 
+    from .groups import stage_games_per_player
     from .models import GroupStanding
-    from .services import stage_games_per_player
 
     stage = group.stage
     seats = list(Seat.objects.filter(group=group).select_related("entrant"))

@@ -45,15 +45,11 @@ from .display import (
     figure_text,
     key_labels,
 )
+from .freshness import ranking_state, stage_pending
+from .groups import chain
 from .models import StandingsMark
-from .services import (
-    StoredRanking,
-    chain,
-    force_recompute,
-    iter_stage_ranking,
-    ranking_state,
-    stage_pending,
-)
+from .ranking import StoredRanking, iter_stage_ranking
+from .services import force_recompute
 from .trf_export import group_trf
 
 RANKING_PAGE = 100

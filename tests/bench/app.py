@@ -109,13 +109,9 @@ def run() -> list[tuple[str, float, str]]:
     from apps.silli.synth import make_entrants
     from apps.stages.models import DrawJob
     from apps.stages.services import create_tournament
+    from apps.standings.groups import recompute_group
     from apps.standings.models import StageRankingRow
-    from apps.standings.services import (
-        ranking_order,
-        recompute_group,
-        stage_ranking_rows,
-        store_ranking,
-    )
+    from apps.standings.ranking import ranking_order, stage_ranking_rows, store_ranking
 
     try:
         user = get_user_model().objects.create_user("bench-organizer")
@@ -156,7 +152,7 @@ def run() -> list[tuple[str, float, str]]:
         )
         # The recomputes the import queues are timed below, as the workers would run them
         # (in this process they would run inside the import's on_commit).
-        with mock.patch("apps.standings.services.queue_recomputes"):
+        with mock.patch("apps.core.freshness.Derived.queue"):
             report, imported_results = _timed(
                 lambda: import_results(user, text=results_csv, stage=stage, file_format="csv")
             )

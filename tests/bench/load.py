@@ -140,10 +140,7 @@ def _quiet_queues():
     """What the workers would do later is done by the steps themselves: no recompute or
     ranking rebuild runs in-process from a commit hook (in-process, each group's recompute
     would rebuild the whole ranking)."""
-    return (
-        mock.patch("apps.standings.services.queue_recomputes"),
-        mock.patch("apps.standings.services.queue_ranking_rebuilds"),
-    )
+    return mock.patch("apps.core.freshness.Derived.queue")
 
 
 def build(out: Path) -> None:
@@ -177,8 +174,7 @@ def build(out: Path) -> None:
     draw.finish(job.pk)
     drawn = time.perf_counter() - started
     stage.refresh_from_db()
-    recomputes, rebuilds = _quiet_queues()
-    with recomputes, rebuilds:
+    with _quiet_queues():
         stage, published = _timed(lambda: publish_draw(user, stage))
     out.write_text(
         json.dumps(
@@ -212,13 +208,12 @@ def simulate(out: Path) -> None:
     from apps.results.simulate import simulate_results
     from apps.stages.models import Stage
     from apps.standings.models import GroupStanding, RankingMark, StageRankingRow, StandingsMark
-    from apps.standings.services import rebuild_ranking
+    from apps.standings.ranking import rebuild_ranking
 
     user = get_user_model().objects.get(username="bench-organizer")
     stage = Stage.objects.select_related("tournament").get(tournament__slug="bench-cup", order=1)
     before = _peak_kb()
-    recomputes, rebuilds = _quiet_queues()
-    with recomputes, rebuilds:
+    with _quiet_queues():
         entered, simulated = _timed(
             lambda: simulate_results(user, stage, share=SHARE, seed="bench load")
         )

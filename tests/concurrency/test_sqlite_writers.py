@@ -66,7 +66,7 @@ def test_parallel_result_entry_on_sqlite_loses_nothing(tmp_path):
         "import django; django.setup();"
         "from apps.groups.models import Game, Group;"
         "from apps.standings.models import GroupStanding;"
-        "from apps.standings.services import recompute_group;"
+        "from apps.standings.groups import recompute_group;"
         "open_games = Game.objects.filter(result='').count();"
         "pending = Group.objects.filter(standings_pending=True).count();"
         "before = sorted(GroupStanding.objects.values_list('entrant_id', 'points', 'place'));"

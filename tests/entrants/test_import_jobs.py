@@ -15,13 +15,14 @@ from functools import partial
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.entrants import jobs, services, tasks
+from apps.entrants import importing, jobs, services, tasks
 from apps.entrants.api import ImportJobSerializer, ImportJobStartedSerializer
 from apps.entrants.models import Entrant, ImportJob, StageEntry
 from apps.entrants.services import close_registration, engine_entrants
@@ -36,7 +37,7 @@ JOB_ROWS = 10  # the threshold in these tests: more data rows than this run as a
 @pytest.fixture(autouse=True)
 def small_threshold(settings, monkeypatch):
     settings.ENTRANT_IMPORT_JOB_ROWS = JOB_ROWS
-    monkeypatch.setattr(jobs, "PIECE_ROWS", 7)  # several pieces, so the progress moves
+    monkeypatch.setattr(importing, "PIECE_ROWS", 7)  # several pieces, so the progress moves
 
 
 @pytest.fixture
@@ -82,14 +83,14 @@ def test_a_big_file_is_imported_by_a_job_followed_at_its_address(
     org, stage, django_capture_on_commit_callbacks
 ):
     counted: list[int] = []
-    real_count = jobs._count
+    real_count = importing._count
 
     def count(job_id, **values):
         counted.append(values.get("done_rows"))
         real_count(job_id, **values)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(jobs, "_count", count)
+        mp.setattr(importing, "_count", count)
         with django_capture_on_commit_callbacks(execute=True):
             answer = org.post(import_url(stage), big_file(30), content_type="text/csv")
     assert answer.status_code == 202, answer.json()
@@ -203,10 +204,19 @@ def test_a_second_import_while_one_runs_is_refused_with_409(org, stage, no_worke
     assert org.post(import_url(stage), big_file(3, "D"), content_type="text/csv").status_code == 201
 
 
+def test_the_database_holds_one_unfinished_job_per_stage(organizer, stage, no_worker):
+    """The action refuses a second import (409, above); the table does too, whatever raced."""
+    job = jobs.start_import(organizer, stage, big_file(30))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ImportJob.objects.create(stage=stage, csv="raced")
+    ImportJob.fail(job.pk, "Cancelled")
+    ImportJob.objects.create(stage=stage, csv="after")  # finished jobs do not count
+
+
 def test_a_lost_job_does_not_block_the_stage(organizer, stage, org, no_worker):
     lost = jobs.start_import(organizer, stage, big_file(30))
     ImportJob.objects.filter(pk=lost.pk).update(
-        created_at=timezone.now() - jobs.STALLED_AFTER - timedelta(minutes=1)
+        created_at=timezone.now() - ImportJob.TIME_LIMIT - timedelta(minutes=1)
     )
     # Its progress says it stopped, and a new import may start.
     progress = org.get(f"/api/import-jobs/{lost.pk}/").json()
@@ -219,7 +229,7 @@ def test_a_lost_job_is_stopped_when_the_next_one_starts(organizer, stage, no_wor
     lost = jobs.start_import(organizer, stage, big_file(30))
     ImportJob.objects.filter(pk=lost.pk).update(
         status=ImportJob.Status.RUNNING,
-        created_at=timezone.now() - jobs.STALLED_AFTER - timedelta(minutes=1),
+        created_at=timezone.now() - ImportJob.TIME_LIMIT - timedelta(minutes=1),
     )
     jobs.start_import(organizer, stage, big_file(30))
     lost.refresh_from_db()
@@ -266,9 +276,10 @@ def test_an_error_in_the_task_fails_the_job(organizer, stage, no_worker, monkeyp
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(jobs, "_finish", broken)
-    with pytest.raises(RuntimeError):
-        tasks.run_import(job.pk)
+    monkeypatch.setattr(importing, "_finish", broken)
+    # Run as a worker runs it (an error fails the task, which calls its failure hook).
+    outcome = tasks.run_import.apply((job.pk,), throw=False)
+    assert outcome.failed() and isinstance(outcome.result, RuntimeError)
     job.refresh_from_db()
     assert job.status == ImportJob.Status.FAILED and "stopped on an error" in job.error
 
@@ -361,7 +372,7 @@ LINES = GOOD.splitlines(keepends=True)
 def test_reading_in_pieces_finds_what_reading_the_whole_file_finds(text):
     whole = outcome(lambda: services.parse_file(text))
     for size in (1, 4, 25, 1000):
-        assert outcome(partial(jobs.read_file, text, size=size)) == whole, size
+        assert outcome(partial(importing.read_file, text, size=size)) == whole, size
 
 
 # ---------------------------------------------------------------------------
@@ -515,7 +526,7 @@ def test_an_import_of_200000_rows_completes_through_the_job(
     org, cup, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
     settings.ENTRANT_IMPORT_JOB_ROWS = 5000
-    monkeypatch.setattr(jobs, "PIECE_ROWS", 5000)
+    monkeypatch.setattr(importing, "PIECE_ROWS", 5000)
     stage = cup.first_stage
     text = entrants_csv(make_entrants(200_000, "two hundred thousand"))
     with django_capture_on_commit_callbacks(execute=True):

@@ -25,8 +25,8 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
+from apps.standings.groups import compute_group
 from apps.standings.models import GroupStanding, StandingsMark
-from apps.standings.services import compute_group
 from config.celery import app, forget_broker_failures
 from tests.conftest import tasks_in_process
 from tests.integration import conftest as integration

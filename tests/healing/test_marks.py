@@ -20,7 +20,8 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
 from apps.groups.models import Game, Group
 from apps.results.services import enter_result
-from apps.standings import services
+from apps.standings import freshness, services
+from apps.standings import groups as group_standings
 from apps.standings.models import StandingsMark
 from apps.standings.tasks import recompute_group_standings
 
@@ -57,12 +58,12 @@ def test_a_change_marks_its_group_once_and_the_recompute_clears_the_mark(organiz
     assert queued == [group.pk]  # coalesced: one recompute for both changes
     assert not up_to_date(group)
 
-    assert services.recompute_if_pending(group.pk) == 30
+    assert group_standings.recompute_if_pending(group.pk) == 30
     assert up_to_date(group)
     assert mark(group).pending_since is None
     assert not Group.objects.get(pk=group.pk).standings_pending
     # A duplicate (a redelivered or swept copy of the task) finds nothing to do.
-    assert services.recompute_if_pending(group.pk) is None
+    assert group_standings.recompute_if_pending(group.pk) is None
     assert recompute_group_standings.run(group.pk) == 0
 
 
@@ -75,27 +76,27 @@ def test_a_change_marked_while_a_recompute_runs_keeps_the_mark_and_queues_the_ne
     before = mark(group).changes
     enter(organizer, first)
     assert queued == [group.pk]
-    compute = services.compute_group
+    compute = group_standings.compute_group
 
     def change_meanwhile(g: Group):
         table = compute(g)  # what the recompute counts: not the change below
-        monkeypatch.setattr(services, "compute_group", compute)
+        monkeypatch.setattr(group_standings, "compute_group", compute)
         Game.objects.filter(pk=during.pk).update(
             result="0-1", version=F("version") + 1, updated_at=timezone.now()
         )
-        services.schedule_recompute(g.pk)  # the change's mark, while the table is stored
+        freshness.schedule_recompute(g.pk)  # the change's mark, while the table is stored
         return table
 
-    monkeypatch.setattr(services, "compute_group", change_meanwhile)
+    monkeypatch.setattr(group_standings, "compute_group", change_meanwhile)
     started = timezone.now()
-    services.recompute_group(group.pk)
+    group_standings.recompute_group(group.pk)
 
     kept = mark(group)
     assert kept.pending_since is not None and kept.pending_since >= started
     assert kept.changes == before + 2
     assert not up_to_date(group)
     assert queued == [group.pk, group.pk]  # the recompute queued the next one
-    services.recompute_if_pending(group.pk)
+    group_standings.recompute_if_pending(group.pk)
     assert up_to_date(group) and mark(group).pending_since is None
 
 
@@ -105,14 +106,14 @@ def test_marks_are_kept_by_the_changes_transaction(organizer, group, queued):
     game = open_games(group)[0]
     with pytest.raises(RuntimeError), transaction.atomic():
         Game.objects.filter(pk=game.pk).update(result="1-0")
-        assert services.schedule_recompute(group.pk) is True
+        assert freshness.schedule_recompute(group.pk) is True
         raise RuntimeError("the change fails")
     assert mark(group) is None or mark(group).pending_since is None
     assert queued == []
 
     with transaction.atomic():
         Game.objects.filter(pk=game.pk).update(result="1-0")
-        services.schedule_recompute(group.pk)
+        freshness.schedule_recompute(group.pk)
         assert queued == []
     assert queued == [group.pk] and mark(group).pending_since is not None
 
@@ -140,13 +141,13 @@ def test_the_sweep_queues_again_only_marks_that_waited_too_long(
     queued.clear()
     age(one, pending=600, requested=600)  # stuck
     age(two, pending=600, requested=10)  # old, but its recompute was asked for lately
-    assert services.sweep_stale_standings() == [one.pk]
+    assert freshness.GROUP_STANDINGS.sweep() == [one.pk]
     assert queued == [one.pk]
     assert "queued again" in caplog.text
-    assert services.sweep_stale_standings() == []  # asked for just now
+    assert freshness.GROUP_STANDINGS.sweep() == []  # asked for just now
     assert queued == [one.pk]
     age(two, pending=600, requested=600)
-    assert services.sweep_stale_standings() == [two.pk]
+    assert freshness.GROUP_STANDINGS.sweep() == [two.pk]
     # Queued twice (the sweep's copy and a late original): the second does nothing.
     for group in (one, two, one, two):
         recompute_group_standings.run(group.pk)
@@ -204,7 +205,7 @@ def test_an_organizer_forces_a_recompute_of_a_stage_audited(
 
     assert services.force_recompute(organizer, published_stage) == groups
     assert queued == groups
-    assert services.stage_pending(published_stage).groups == 2
+    assert freshness.stage_pending(published_stage).groups == 2
     event = AuditEvent.objects.get(action=Action.STANDINGS_RECOMPUTE_FORCED)
     assert (event.stage_id, event.group_id, event.data) == (published_stage.pk, None, {"groups": 2})
     # Forced again at once: queued again all the same (whatever was asked before).
@@ -213,7 +214,7 @@ def test_an_organizer_forces_a_recompute_of_a_stage_audited(
     assert queued == [*groups, one.pk]
     for pk in groups:
         recompute_group_standings.run(pk)
-    assert services.stage_pending(published_stage).groups == 0
+    assert freshness.stage_pending(published_stage).groups == 0
     assert [(e, float(p)) for e, p, _ in stored(one)] == [(e, float(p)) for e, p, _ in fresh(one)]
 
 

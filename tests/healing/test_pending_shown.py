@@ -16,8 +16,8 @@ from apps.core.models import AuditEvent
 from apps.groups.models import Group
 from apps.qualification.services import confirm, preview
 from apps.results.services import enter_result
+from apps.standings.freshness import stage_pending
 from apps.standings.models import StandingsMark
-from apps.standings.services import stage_pending
 
 from .conftest import PASSWORD, open_games
 

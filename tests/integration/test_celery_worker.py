@@ -107,8 +107,8 @@ def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_job_resu
       rows, and only the finish writes the tables, in one transaction;
     - a second "start the draw" meanwhile is refused (409): one job per stage at a time;
     - the job goes on by itself: the periodic sweep (beat, every minute) queues the remaining
-      steps of a job that has not finished two minutes after it started, and a new worker
-      completes it with the digest of silli_draw, every game once;
+      steps of a job not heard from for two minutes, and a new worker completes it with the
+      digest of silli_draw, every game once;
     - the killed worker's tasks, delivered again late (Redis redelivers unacknowledged tasks
       after its visibility timeout), find the job finished and change nothing.
     """
@@ -136,10 +136,11 @@ def test_a_worker_killed_in_the_middle_leaves_the_previous_draw_and_the_job_resu
         start_draw(organizer, stage, SEED)
     assert refused.value.code == ErrorCode.CONFLICT
 
-    # Two minutes later (here: the job's start moved back) the sweep resumes it.
-    DrawJob.objects.filter(pk=job.pk).update(created_at=F("created_at") - timedelta(minutes=3))
-    worker = start_worker()
+    # Two minutes later (here: its last heartbeat moved back) the sweep resumes it, and a new
+    # worker completes it.
+    DrawJob.objects.filter(pk=job.pk).update(updated_at=F("updated_at") - timedelta(minutes=3))
     assert tasks.resume_stalled_draws() == {"resumed": 1, "stopped": 0}
+    worker = start_worker()
     job = finished(job, worker.output)
     assert job.status == DrawJob.Status.SUCCEEDED, job.error
     expected = silli_draw(stage, SEED)

@@ -17,8 +17,8 @@ from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
 from apps.standings.fallback import fallback_keys
+from apps.standings.groups import chain
 from apps.standings.models import GroupStanding
-from apps.standings.services import chain
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

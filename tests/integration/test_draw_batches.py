@@ -71,7 +71,7 @@ def test_a_batch_of_a_cancelled_job_stores_nothing(organizer, monkeypatch):
     monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
     job = start_draw(organizer, stage, SEED)
     draw.prepare(job.pk)
-    draw.fail(job.pk, "Cancelled")
+    DrawJob.fail(job.pk, "Cancelled")
     assert draw.draw_groups(job.pk, [1, 2, 3]) is False
     assert not job.group_results.filter(payload__isnull=False).exists()
     assert DrawJob.objects.get(pk=job.pk).done_groups == 0

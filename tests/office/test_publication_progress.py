@@ -14,8 +14,8 @@ from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
+from apps.standings.freshness import ranking_state, schedule_recomputes
 from apps.standings.models import RankingMark
-from apps.standings.services import ranking_state, schedule_recomputes
 
 from .conftest import api_client
 

@@ -22,8 +22,8 @@ from apps.silli.synth import make_entrants
 from apps.silli.verify import verify_draw
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
+from apps.standings.groups import recompute_group
 from apps.standings.models import GroupStanding
-from apps.standings.services import recompute_group
 from apps.standings.trf_export import group_trf
 
 from .conftest import api_client, user

@@ -23,8 +23,8 @@ from apps.office.swiss_deadlines import swiss_deadlines_due
 from apps.results.services import enter_result
 from apps.stages.models import Stage
 from apps.stages.services import PAIRING_FIELDS, create_tournament, update_stage
+from apps.standings.groups import recompute_group
 from apps.standings.models import GroupStanding
-from apps.standings.services import recompute_group
 
 from .conftest import api_client, user
 from .test_swiss import drawn_and_published, swiss_stage

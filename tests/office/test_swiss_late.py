@@ -24,8 +24,8 @@ from apps.silli.entrants import parse_entrants_csv
 from apps.silli.swiss_system import pairing_order
 from apps.silli.verify import verify_draw
 from apps.stages.models import Stage
+from apps.standings.groups import recompute_group
 from apps.standings.models import GroupStanding
-from apps.standings.services import recompute_group
 from apps.standings.trf_export import group_trf
 
 from .conftest import api_client, user

@@ -3,7 +3,8 @@
 import pytest
 
 from apps.groups.models import Group
-from apps.standings import services
+from apps.standings import freshness
+from apps.standings import groups as group_standings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,11 +16,11 @@ def test_changes_while_a_recompute_is_queued_queue_nothing_more(published_stage,
         lambda args, countdown: queued.append(args),
     )
     group = published_stage.groups.first()
-    assert services.schedule_recompute(group.pk) is True
-    assert services.schedule_recompute(group.pk) is False
-    assert services.schedule_recompute(group.pk) is False
+    assert freshness.schedule_recompute(group.pk) is True
+    assert freshness.schedule_recompute(group.pk) is False
+    assert freshness.schedule_recompute(group.pk) is False
     assert queued == [(group.pk,)]
-    services.recompute_group(group.pk)  # the task clears the mark first
+    group_standings.recompute_group(group.pk)  # the task clears the mark first
     assert not Group.objects.get(pk=group.pk).standings_pending
-    assert services.schedule_recompute(group.pk) is True
+    assert freshness.schedule_recompute(group.pk) is True
     assert len(queued) == 2

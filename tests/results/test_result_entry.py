@@ -161,7 +161,8 @@ def test_standings_are_recomputed_for_the_group(published_stage, organizer):
 
 
 def test_unified_ranking_orders_the_whole_stage_and_shares_places(published_stage, organizer):
-    from apps.standings.services import recompute_group, stage_ranking
+    from apps.standings.groups import recompute_group
+    from apps.standings.ranking import stage_ranking
 
     game = first_game(published_stage, number=2)
     enter_result(organizer, game, "0-1", expected_version=0)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from apps.core.csvfiles import safe_cell
 from apps.entrants.models import Entrant
 from apps.groups.models import Seat
-from apps.standings.services import recompute_group
+from apps.standings.groups import recompute_group
 
 HOSTILE = '=HYPERLINK("http://evil.test","click")'
 

@@ -34,7 +34,7 @@ from apps.silli.systems import (
 )
 from apps.silli.verify import verify_draw
 from apps.stages.models import Stage, Tournament
-from apps.standings.services import stage_games_per_player
+from apps.standings.groups import stage_games_per_player
 
 FORMULA = (1, 4, 10, 17, 32)  # valid on 104 seats, 10 games
 

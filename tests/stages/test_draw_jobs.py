@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.office import draw, tasks
+from apps.office import tasks
 from apps.office.services import cancel_draw, start_draw
 from apps.stages.models import DrawJob, Stage
 
@@ -60,11 +61,15 @@ def test_a_stalled_job_is_resumed_and_finishes(
     with django_capture_on_commit_callbacks(execute=True):
         job = start_draw(organizer, closed_stage, "seed one")
     assert no_worker == [job.pk]  # queued, never run: the task was lost
-    DrawJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(minutes=3))
-    resume, late = draw.stalled_jobs()
-    assert (resume, late) == ([job.pk], [])
+    assert DrawJob.stalled() == ([], [])  # heard from lately
+    quiet = timezone.now() - DrawJob.RESUME_AFTER - timedelta(minutes=1)
+    DrawJob.objects.filter(pk=job.pk).update(updated_at=quiet)
     assert tasks.resume_stalled_draws() == {"resumed": 1, "stopped": 0}
-    # The sweep queued the job again; a worker runs it.
+    assert no_worker == [job.pk, job.pk]
+    # Queued again, it counts as heard from: the next sweeps leave it alone for a while.
+    assert DrawJob.stalled() == ([], [])
+    assert DrawJob.stalled(timezone.now() + DrawJob.RESUME_AFTER * 2) == ([job.pk], [])
+    # A worker runs the job queued again.
     no_worker.clear()
     tasks.run_draw.run(job.pk)
     job.refresh_from_db()
@@ -77,8 +82,17 @@ def test_a_job_past_its_time_limit_is_stopped(
     with django_capture_on_commit_callbacks(execute=True):
         job = start_draw(organizer, closed_stage, "seed one")
     DrawJob.objects.filter(pk=job.pk).update(
-        created_at=timezone.now() - draw.TIME_LIMIT - timedelta(minutes=1)
+        created_at=timezone.now() - DrawJob.TIME_LIMIT - timedelta(minutes=1)
     )
-    assert draw.stalled_jobs() == ([], [job.pk])
+    assert DrawJob.stalled() == ([], [job.pk])
     job.refresh_from_db()
     assert job.status == DrawJob.Status.FAILED and "longer than 30 minutes" in job.error
+
+
+def test_the_database_holds_one_unfinished_job_per_stage(organizer, closed_stage, no_worker):
+    """The action refuses a second draw (409, above); the table does too, whatever raced."""
+    job = start_draw(organizer, closed_stage, "seed one")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        DrawJob.objects.create(stage=closed_stage, seed="raced")
+    DrawJob.fail(job.pk, "Cancelled")
+    DrawJob.objects.create(stage=closed_stage, seed="after")  # finished jobs do not count

@@ -28,12 +28,13 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
-from apps.standings import services
+from apps.standings import freshness, ranking, services
+from apps.standings import groups as group_standings
 from apps.standings.models import GroupStanding, RankingMark, StageRankingRow
 from apps.standings.views import ranking_csv
 
 BEING_UPDATED = "The standings are being updated: results entered since"
-ROW_FIELDS = (*services.RANKING_FIELDS, "place")
+ROW_FIELDS = (*ranking.RANKING_FIELDS, "place")
 
 
 @pytest.fixture
@@ -76,11 +77,11 @@ def open_games(stage: Stage, number: int) -> list[Game]:
 
 
 def stored(stage: Stage) -> list[dict]:
-    return list(services.iter_stage_ranking(stage.pk))
+    return list(ranking.iter_stage_ranking(stage.pk))
 
 
 def computed(stage: Stage) -> list[dict]:
-    return [{f: row[f] for f in ROW_FIELDS} for row in services.compute_stage_ranking(stage)]
+    return [{f: row[f] for f in ROW_FIELDS} for row in ranking.compute_stage_ranking(stage)]
 
 
 def ranking_mark(stage: Stage) -> RankingMark:
@@ -111,13 +112,13 @@ def enter(run, user, game: Game, result: str = "1-0") -> Game:
 def rebuilds(monkeypatch) -> list[int]:
     """Every ranking stored (the stage of each rebuild that wrote rows)."""
     stored_for: list[int] = []
-    store = services.store_ranking
+    store = ranking.store_ranking
 
     def counting(stage, order, **kwargs):
         stored_for.append(stage.pk)
         return store(stage, order, **kwargs)
 
-    monkeypatch.setattr(services, "store_ranking", counting)
+    monkeypatch.setattr(ranking, "store_ranking", counting)
     return stored_for
 
 
@@ -172,15 +173,15 @@ def test_stored_rows_equal_the_computed_ranking_after_results_change(
     rows = stored(stage)
     assert rows == computed(stage)
     assert [r["withdrawn"] for r in rows].count(True) == 1
-    assert services.stage_ranking(stage) == rows
+    assert ranking.stage_ranking(stage) == rows
 
 
 def test_a_rebuild_replaces_changed_rows_only_and_deletes_those_past_the_end(stage):
-    order = services.ranking_order(stage)
-    assert services.store_ranking(stage, order[:-10], stored=240) == 230
+    order = ranking.ranking_order(stage)
+    assert ranking.store_ranking(stage, order[:-10], stored=240) == 230
     assert StageRankingRow.objects.filter(stage=stage).count() == 230
     swapped = [order[1], order[0], *order[2:]]
-    assert services.store_ranking(stage, swapped, stored=230) == 240
+    assert ranking.store_ranking(stage, swapped, stored=230) == 240
     rows = stored(stage)
     assert [r["entrant_id"] for r in rows[:2]] == [order[1][0], order[0][0]]
     assert [r["entrant_id"] for r in rows] == [entrant for entrant, _group, _place in swapped]
@@ -190,12 +191,12 @@ def test_stage_ranking_reads_the_stored_rows_when_fresh_and_computes_when_stale(
     organizer, stage, queued, run, django_assert_num_queries
 ):
     with django_assert_num_queries(2):  # the mark, the rows
-        services.stage_ranking(stage)
+        ranking.stage_ranking(stage)
     game = enter(run, organizer, open_games(stage, 2)[0])  # the group recomputes
     assert queued == [stage.pk] and ranking_mark(stage).pending_since is not None
     fresh = computed(stage)
     assert stored(stage) != fresh  # the last stored ranking misses the result
-    assert services.stage_ranking(stage) == fresh  # qualification gets the right answer
+    assert ranking.stage_ranking(stage) == fresh  # qualification gets the right answer
     assert fresh[0]["entrant_id"] == game.white_id and fresh[0]["place"] == "1"
 
 
@@ -225,11 +226,11 @@ def test_marks_coalesce_and_the_rebuild_clears_them_once(organizer, stage, queue
     assert mark.changes == before + 3 and mark.pending_since is not None
     assert queued == [stage.pk]  # one rebuild asked for three recomputes
 
-    assert services.rebuild_ranking(stage.pk) == 240
+    assert ranking.rebuild_ranking(stage.pk) == 240
     assert rebuilds == [stage.pk] and ranking_mark(stage).pending_since is None
     assert stored(stage) == computed(stage)
     # A duplicate or redelivered task finds the mark cleared and does nothing.
-    assert services.rebuild_ranking(stage.pk) is None
+    assert ranking.rebuild_ranking(stage.pk) is None
     assert rebuilds == [stage.pk]
 
 
@@ -241,12 +242,12 @@ def test_the_rebuild_waits_for_the_groups_still_being_recomputed(
     enter(run, organizer, open_games(stage, 1)[0])
     assert queued == [stage.pk]
     # Group 2 still waits for its recompute: the rebuild waits too, and asks to be queued.
-    assert services.rebuild_ranking(stage.pk) is None
+    assert ranking.rebuild_ranking(stage.pk) is None
     assert rebuilds == [] and ranking_mark(stage).requested_at is None
     with run(execute=True):
-        services.recompute_group(waiting.group_id)  # the last one queues the rebuild again
+        group_standings.recompute_group(waiting.group_id)  # the last one queues the rebuild again
     assert queued == [stage.pk, stage.pk]
-    assert services.rebuild_ranking(stage.pk) == 240
+    assert ranking.rebuild_ranking(stage.pk) == 240
     assert rebuilds == [stage.pk] and stored(stage) == computed(stage)
 
 
@@ -255,7 +256,7 @@ def test_a_rebuild_waits_no_longer_than_the_stale_delay(organizer, stage, queued
     enter(run, organizer, open_games(stage, 1)[0])
     old = timezone.now() - timedelta(minutes=5)
     RankingMark.objects.filter(stage=stage).update(pending_since=old)
-    assert services.rebuild_ranking(stage.pk) == 240
+    assert ranking.rebuild_ranking(stage.pk) == 240
     assert rebuilds == [stage.pk]
 
 
@@ -264,18 +265,18 @@ def test_a_change_marked_during_a_rebuild_keeps_the_mark_and_queues_the_next(
 ):
     enter(run, organizer, open_games(stage, 1)[0])
     assert queued == [stage.pk]
-    order = services.ranking_order
+    order = ranking.ranking_order
 
     def while_computing(stage_):
         rows = order(stage_)
         # A group recompute commits between the rebuild's read and its end.
-        services.mark_rankings(stage_, timezone.now())
+        freshness.mark_rankings(stage_)
         return rows
 
-    monkeypatch.setattr(services, "ranking_order", while_computing)
+    monkeypatch.setattr(ranking, "ranking_order", while_computing)
     started = timezone.now()
     with run(execute=True):
-        assert services.rebuild_ranking(stage.pk) == 240
+        assert ranking.rebuild_ranking(stage.pk) == 240
     mark = ranking_mark(stage)
     assert mark.pending_since is not None and mark.pending_since >= started
     assert mark.built_at is not None and mark.entrants == 240
@@ -285,11 +286,11 @@ def test_a_change_marked_during_a_rebuild_keeps_the_mark_and_queues_the_next(
 def test_the_sweep_queues_rankings_waiting_too_long(organizer, stage, queued, run):
     enter(run, organizer, open_games(stage, 1)[0])
     with run(execute=True):
-        assert services.sweep_stale_rankings() == []  # marked and asked for just now
+        assert freshness.STAGE_RANKING.sweep() == []  # marked and asked for just now
         old = timezone.now() - timedelta(minutes=5)
         RankingMark.objects.filter(stage=stage).update(pending_since=old, requested_at=old)
-        assert services.sweep_stale_rankings() == [stage.pk]
-        assert services.sweep_stale_rankings() == []  # asked for again just now
+        assert freshness.STAGE_RANKING.sweep() == [stage.pk]
+        assert freshness.STAGE_RANKING.sweep() == []  # asked for again just now
     assert queued == [stage.pk, stage.pk]
 
 
@@ -299,14 +300,14 @@ def test_an_earlier_stages_change_marks_the_later_rankings(organizer, stage, que
     game = open_games(stage, 1)[0]
     enter_result(organizer, game, "1-0", expected_version=0)
     with run(execute=True):
-        services.recompute_group(game.group_id)
+        group_standings.recompute_group(game.group_id)
     # In play, the stage's change is its own: no later stage has entrants yet.
     assert ranking_mark(final).pending_since is None and queued == [stage.pk]
     # Closed (a correction after the qualification): the later stage's ranking follows.
     Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.CLOSED)
     RankingMark.objects.filter(stage=stage).update(requested_at=None)
     with run(execute=True):
-        services.recompute_group(game.group_id)
+        group_standings.recompute_group(game.group_id)
     assert ranking_mark(final).pending_since is not None
     assert sorted(queued) == sorted([stage.pk, stage.pk, final.pk])
 
@@ -323,7 +324,7 @@ def test_a_stage_with_standings_and_no_ranking_gets_one_when_read(stage, client,
     with run(execute=True):
         assert client.get(ranking_url(stage)).status_code == 200
     assert queued == [stage.pk]  # asked for once
-    assert services.rebuild_ranking(stage.pk) == 240
+    assert ranking.rebuild_ranking(stage.pk) == 240
     html = client.get(ranking_url(stage)).content.decode()
     assert BEING_UPDATED not in html and "Page 1 of 3" in html
 
@@ -394,14 +395,14 @@ def test_the_api_pages_read_the_stored_rows(organizer, stage, django_capture_on_
 
 def old_ranking_csv(stage: Stage) -> str:
     """The file as it was written before the ranking was stored: computed, then written."""
-    keys = [k.value for k in services.chain(stage.tournament)][1:]
+    keys = [k.value for k in group_standings.chain(stage.tournament)][1:]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         ["place", "group", "seat", "code", "name", "nation", "rating", "points", *keys]
         + ["finished", "scheduled", "withdrawn"]
     )
-    for row in services.compute_stage_ranking(stage):
+    for row in ranking.compute_stage_ranking(stage):
         writer.writerow(
             [
                 row["place"],
@@ -441,7 +442,7 @@ def test_the_csv_streams_the_same_content_as_before(
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 240 and rows[0]["place"] == "1" and rows[0]["points"] == "1.50"
     # The same writer over the computed rows gives the same file too.
-    assert "".join(ranking_csv(stage, services.compute_stage_ranking(stage))) == text
+    assert "".join(ranking_csv(stage, ranking.compute_stage_ranking(stage))) == text
 
 
 def test_pages_say_the_ranking_is_being_updated_and_show_the_last_rows(
@@ -463,7 +464,7 @@ def test_pages_say_the_ranking_is_being_updated_and_show_the_last_rows(
     assert b"".join(csv_text.streaming_content).decode().count("\n") == 241
     assert queued == [stage.pk]  # reading asks for nothing more: the rebuild is on its way
 
-    services.rebuild_ranking(stage.pk)
+    ranking.rebuild_ranking(stage.pk)
     html = client.get(ranking_url(stage)).content.decode()
     assert BEING_UPDATED not in html
     first_row = html[html.index("<tbody>") :].split("</tr>")[0]
@@ -485,7 +486,7 @@ def test_two_workers_rebuilding_at_once_take_turns(organizer, monkeypatch):
     # On-commit callbacks run by themselves in a transactional test: nothing to capture.
     stage = publish(organizer, lambda execute: nullcontext())
     RankingMark.objects.filter(stage=stage).update(pending_since=timezone.now(), changes=99)
-    order = services.ranking_order
+    order = ranking.ranking_order
     inside = threading.Barrier(2, timeout=10)
     entered: list[str] = []
 
@@ -493,13 +494,13 @@ def test_two_workers_rebuilding_at_once_take_turns(organizer, monkeypatch):
         entered.append(threading.current_thread().name)
         return order(stage_)
 
-    monkeypatch.setattr(services, "ranking_order", counted)
+    monkeypatch.setattr(ranking, "ranking_order", counted)
     results: dict[str, int | None] = {}
 
     def worker(name: str) -> None:
         try:
             inside.wait()
-            results[name] = services.rebuild_ranking(stage.pk, wait_for_groups=False)
+            results[name] = ranking.rebuild_ranking(stage.pk, wait_for_groups=False)
         finally:
             connections.close_all()
 

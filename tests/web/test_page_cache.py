@@ -12,7 +12,8 @@ from apps.core import pagecache
 from apps.core.models import PageVersion
 from apps.groups.models import Game, Group
 from apps.results.services import enter_result
-from apps.standings.services import rebuild_ranking, recompute_group
+from apps.standings.groups import recompute_group
+from apps.standings.ranking import rebuild_ranking
 
 pytestmark = pytest.mark.django_db
 

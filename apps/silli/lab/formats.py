@@ -98,7 +98,7 @@ Format = SilliFormat | RoundRobinFormat | SwissFormat
 class Qualification:
     """Who goes on: the first ``value`` (a count, or a percentage when ``relative``) of each
     group (``per_group``) or of the unified ranking, by the product's rules
-    (:func:`apps.standings.qualification.qualify`)."""
+    (:func:`apps.scoring.qualification.qualify`)."""
 
     value: Fraction
     relative: bool = False
