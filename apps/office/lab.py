@@ -43,7 +43,7 @@ from apps.silli.lab import (
 )
 from apps.silli.lab.engine import finish, simulate
 from apps.silli.lab.fields import Field
-from apps.silli.lab.formats import Format, tournament_seed
+from apps.silli.lab.formats import LabFormat, tournament_seed
 from apps.silli.lab.measures import Tally
 from apps.silli.swiss.acceleration import Acceleration
 from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
@@ -395,7 +395,7 @@ def field_of(run: LabRun) -> Field:
     return entrants_field(entrants, f"{run.stage} entrants")
 
 
-def lab_format(candidate: dict[str, Any], tiebreak: str) -> Format:
+def lab_format(candidate: dict[str, Any], tiebreak: str) -> LabFormat:
     fmt = candidate["format"]
     if fmt == "silli":
         return SilliFormat(
@@ -541,7 +541,7 @@ def _finish(run_id: int, configs: list[LabConfig]) -> bool:
         if run.finished:
             return True
         run.results = [
-            finish(config, _tally(tally))
+            finish(config, _tally(tally)).to_json()
             for config, tally in zip(configs, run.tallies, strict=True)
         ]
         run.status = LabRun.Status.SUCCEEDED
