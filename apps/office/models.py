@@ -1,4 +1,4 @@
-"""The office's own records: the format lab's runs (``lab.py``, run by ``tasks.run_lab``)."""
+"""The office's own records: the format lab's runs (``lab/runs.py``, run by ``lab/tasks.py``)."""
 
 from __future__ import annotations
 

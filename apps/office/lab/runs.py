@@ -1,10 +1,12 @@
-"""The format lab on a stage: compare 2–4 candidate formats on the stage's own entrants.
+"""Format lab runs on a stage: compare 2–4 candidate formats on the stage's own entrants.
 
-:func:`start_lab_run` checks the candidates and records a :class:`LabRun` with a snapshot of
-the entrants; :func:`advance` (the task ``tasks.run_lab``) simulates the tournaments a chunk
-at a time with the pure engine (:mod:`apps.silli.lab`), storing each candidate's counts after
-every chunk so the progress bar moves; :func:`apply_candidate` sets the stage's settings to a
-candidate's through the stage-update action (its checks and audit).
+:func:`start_lab_run` checks the request (:func:`check_request`: the candidates, typed by
+:mod:`.candidates`, the tournaments, the seed) and records a :class:`LabRun` with a snapshot
+of the entrants; :func:`advance` (the task ``tasks.run_lab``) simulates the tournaments a
+chunk at a time with the pure engine (:mod:`apps.silli.lab`), storing each candidate's counts
+after every chunk so the progress bar moves, and finally each candidate's report
+(:class:`~apps.silli.lab.LabReport`, as JSON); :func:`apply_candidate` sets the stage's
+settings to a candidate's through the stage-update action (its checks and audit).
 
 Every candidate of a run plays the same seed, so they differ by their format, not by luck.
 A run is idempotent: a chunk is counted only if the stored counts still end where it began,
@@ -17,8 +19,6 @@ import dataclasses
 import math
 import time
 from datetime import datetime, timedelta
-from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 from typing import Any
 
 from django.db import transaction
@@ -28,37 +28,29 @@ from django.utils.translation import gettext as _
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer
 from apps.entrants.services import engine_entrants
-from apps.silli.draw import DrawSettings, divide_stage
 from apps.silli.entrants import Entrant as EngineEntrant
-from apps.silli.formula import NoFormulaError, choose_formula, counting_lower_bound
-from apps.silli.lab import (
-    FieldError,
-    FormatError,
-    LabConfig,
-    Qualification,
-    RoundRobinFormat,
-    SilliFormat,
-    SwissFormat,
-    entrants_field,
-)
+from apps.silli.lab import FieldError, FormatError, LabConfig, LabReport, entrants_field
 from apps.silli.lab.engine import finish, simulate
 from apps.silli.lab.fields import Field
-from apps.silli.lab.formats import LabFormat, tournament_seed
+from apps.silli.lab.formats import tournament_seed
 from apps.silli.lab.measures import Tally
-from apps.silli.swiss.acceleration import Acceleration
-from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
+from apps.stages.models import Stage
 from apps.stages.services import locked, update_stage
 
-from . import seeds
-from .draw import percent_done
-from .models import LabRun
+from .. import seeds
+from ..draw import percent_done
+from ..models import LabRun
+from . import tasks
+from .candidates import (
+    Candidate,
+    Problems,
+    candidate_from_json,
+    parse_candidate,
+    whole_number,
+)
 
 MIN_CANDIDATES, MAX_CANDIDATES = 2, 4
 MIN_TOURNAMENTS, MAX_TOURNAMENTS, DEFAULT_TOURNAMENTS = 10, 2000, 200
-MAX_ROUNDS = 30
-FORMATS = ("silli", "round_robin", "swiss")
-ACCELERATIONS = (Acceleration.NONE.value, Acceleration.BAKU.value)
-QUALIFY_RULES = ("top_per_group", "top_overall")
 # A run plays at most this many games in all (about 25 µs a game: some 20 minutes).
 MAX_GAMES = 50_000_000
 # Each candidate's tournaments are played in about this many chunks (the bar moves as often).
@@ -79,163 +71,17 @@ def generate_seed() -> str:
 
 
 # ---------------------------------------------------------------------------
-# Checking the input
+# Checking the request
 # ---------------------------------------------------------------------------
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    return None
-
-
-def _bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "on", "yes")
-    return bool(value)
-
-
-class _Problems:
-    def __init__(self) -> None:
-        self.details: list[dict[str, str]] = []
-
-    def add(self, field: str, message: str) -> None:
-        self.details.append({"field": field, "message": message, "code": "invalid"})
-
-    def raise_if_any(self) -> None:
-        if self.details:
-            shown = " ".join(d["message"] for d in self.details)
-            raise ActionError(
-                ErrorCode.INVALID_INPUT,
-                _("The format lab cannot run these settings — %(errors)s") % {"errors": shown},
-                details=self.details,
-            )
-
-
-def _check_candidate(raw: Any, i: int, players: int, problems: _Problems) -> dict[str, Any]:
-    """One candidate's settings, cleaned; what is wrong goes to ``problems``."""
-    where = f"candidates.{i}"
-    name = _("Candidate %(n)s") % {"n": i + 1}
-
-    def bad(field: str, message: str) -> None:
-        problems.add(f"{where}.{field}" if field else where, f"{name}: {message}")
-
-    if not isinstance(raw, dict):
-        bad("", _("give the candidate's settings as an object."))
-        return {}
-    fmt = raw.get("format")
-    if fmt not in FORMATS:
-        bad("format", _("the format must be silli, round_robin or swiss."))
-        return {}
-    clean: dict[str, Any] = {"format": fmt}
-    if fmt in ("silli", "round_robin"):
-        size = _int(raw.get("group_size"))
-        if size is None or not GROUP_MIN <= size <= GROUP_MAX:
-            bad(
-                "group_size",
-                _("the group size must be a whole number from %(min)s to %(max)s.")
-                % {"min": GROUP_MIN, "max": GROUP_MAX},
-            )
-        clean["group_size"] = size
-    if fmt == "silli":
-        games = _int(raw.get("games_per_player"))
-        if games is None or not GAMES_MIN <= games <= GAMES_MAX or games % 2:
-            bad(
-                "games_per_player",
-                _("games per player must be an even number from %(min)s to %(max)s.")
-                % {"min": GAMES_MIN, "max": GAMES_MAX},
-            )
-        clean["games_per_player"] = games
-        size = clean["group_size"]
-        if games is not None and size is not None and not games % 2 and games >= 2:
-            least = counting_lower_bound(games // 2)
-            if size < least:
-                bad(
-                    "group_size",
-                    _(
-                        "the group size %(size)s is too small: a closed circle needs at least "
-                        "%(least)s players for %(games)s games per player."
-                    )
-                    % {"size": size, "least": least, "games": games},
-                )
-            elif players >= 2:
-                for n in _group_sizes(players, size):
-                    try:
-                        choose_formula(n, games)
-                    except NoFormulaError as error:
-                        bad("group_size", str(error))
-                        break
-        clean["balance_ratings"] = _bool(raw.get("balance_ratings", False))
-    elif fmt == "round_robin":
-        clean["double_round_robin"] = _bool(raw.get("double_round_robin", False))
-    else:
-        rounds = _int(raw.get("rounds"))
-        most = max(1, min(MAX_ROUNDS, players - 1))
-        if rounds is None or not 1 <= rounds <= most:
-            bad(
-                "rounds",
-                _("a Swiss needs from 1 to %(max)s rounds for %(players)s players.")
-                % {"max": most, "players": players},
-            )
-        clean["rounds"] = rounds
-        acceleration = raw.get("acceleration") or Acceleration.NONE.value
-        if acceleration not in ACCELERATIONS:
-            bad("acceleration", _("the acceleration must be none or baku."))
-        clean["acceleration"] = acceleration
-    rule = raw.get("qualify_rule") or ""
-    clean["qualify_rule"] = rule
-    clean["qualify_value"] = None
-    clean["qualify_relative"] = _bool(raw.get("qualify_relative", False))
-    if rule:
-        if rule not in QUALIFY_RULES:
-            bad("qualify_rule", _("the qualification rule must be top_per_group or top_overall."))
-        else:
-            try:
-                value = Decimal(str(raw.get("qualify_value")).strip())
-                if not value.is_finite() or value <= 0:
-                    raise ValueError
-                _qualification(rule, value, clean["qualify_relative"]).spec  # noqa: B018  (checks the value)
-            except (InvalidOperation, ValueError, TypeError, OverflowError):
-                bad(
-                    "qualify_value",
-                    _(
-                        "the qualification value must be a positive whole number of places, or "
-                        "a percentage up to 100 when relative."
-                    ),
-                )
-            else:
-                clean["qualify_value"] = format(value.normalize(), "f")  # "20", not "2E+1"
-    return clean
-
-
-def _group_sizes(players: int, group_size: int) -> set[int]:
-    """The sizes of the groups the division makes (sizes within one, larger first)."""
-    count = max(1, players // group_size)
-    return {players // count, -(-players // count)}
-
-
-def _games_per_tournament(candidate: dict[str, Any], players: int) -> int:
-    fmt = candidate["format"]
-    if fmt == "swiss":
-        return players // 2 * candidate["rounds"]
-    if fmt == "silli":
-        return players * candidate["games_per_player"] // 2
-    size = min(candidate["group_size"], players)
-    per_player = (size - 1) * (2 if candidate["double_round_robin"] else 1)
-    return players * per_player // 2
 
 
 def check_request(
     candidates: Any, tournaments: Any, seed: Any, players: int
-) -> tuple[list[dict[str, Any]], int, str]:
-    """The cleaned candidates, tournaments and seed; every problem at once in one
+) -> tuple[list[Candidate], int, str]:
+    """The request's candidates (typed), tournaments and seed; every problem at once in one
     ``ActionError`` (400) naming each field."""
-    problems = _Problems()
-    clean: list[dict[str, Any]] = []
+    problems = Problems()
+    clean: list[Candidate | None] = []
     if not isinstance(candidates, list) or not (
         MIN_CANDIDATES <= len(candidates) <= MAX_CANDIDATES
     ):
@@ -250,8 +96,8 @@ def check_request(
             }
         problems.add("candidates", message)
     else:
-        clean = [_check_candidate(raw, i, players, problems) for i, raw in enumerate(candidates)]
-    count: int | None = _int(tournaments) if tournaments not in (None, "") else DEFAULT_TOURNAMENTS
+        clean = [parse_candidate(raw, i, players, problems) for i, raw in enumerate(candidates)]
+    count = whole_number(tournaments) if tournaments not in (None, "") else DEFAULT_TOURNAMENTS
     if count is None or not MIN_TOURNAMENTS <= count <= MAX_TOURNAMENTS:
         problems.add(
             "tournaments",
@@ -268,7 +114,8 @@ def check_request(
         problems.add("seed", problem)
     problems.raise_if_any()
     assert count is not None
-    games = sum(_games_per_tournament(c, players) for c in clean) * count
+    checked = [c for c in clean if c is not None]  # all of them: no problem was found
+    games = sum(c.games_per_tournament(players) for c in checked) * count
     if games > MAX_GAMES:
         most = max(1, MAX_GAMES * count // games)
         problems.add(
@@ -280,7 +127,7 @@ def check_request(
             % {"games": f"{games:,}", "max": f"{MAX_GAMES:,}", "most": most},
         )
         problems.raise_if_any()
-    return clean, count, seed or generate_seed()
+    return checked, count, seed or generate_seed()
 
 
 # ---------------------------------------------------------------------------
@@ -301,8 +148,6 @@ def start_lab_run(
     user, stage: Stage, candidates: Any, tournaments: Any = None, seed: Any = None
 ) -> LabRun:
     """Check the request and queue a run (organizers, registration open)."""
-    from . import tasks
-
     require_organizer(user, stage.tournament)
     entrants = engine_entrants(stage)
     rated = [e.rating for e in entrants if e.rating is not None]
@@ -322,7 +167,7 @@ def start_lab_run(
     snapshot = [
         [e.code, e.nation, e.rating if e.rating is not None else lowest, e.person] for e in entrants
     ]
-    _check_division(clean, snapshot, seed)
+    _check_division(clean, snapshot, seed, stage.tournament.tiebreak)
     with transaction.atomic():
         # Two starts at once: the second waits here and then sees the first's run; a stage
         # whose registration closed meanwhile gets none.
@@ -342,7 +187,7 @@ def start_lab_run(
             stage=stage,
             seed=seed,
             tournaments=count,
-            candidates=clean,
+            candidates=[c.to_json() for c in clean],
             entrants=snapshot,
             unrated=len(entrants) - len(rated),
             tallies=[None] * len(clean),
@@ -352,27 +197,15 @@ def start_lab_run(
     return run
 
 
-def _check_division(candidates: list[dict[str, Any]], snapshot: list, seed: str) -> None:
-    """Divide the entrants as each group candidate's first tournament will (engine step 1,
-    fast): a division the engine cannot make (a person's entries, a nation too large for the
+def _check_division(candidates: list[Candidate], snapshot: list, seed: str, tiebreak: str) -> None:
+    """Divide the entrants as each candidate's first tournament will (engine step 1, fast):
+    a division the engine cannot make (a person's entries, a nation too large for the
     groups) is refused now, naming the candidate, rather than failing the run."""
-    problems = _Problems()
+    problems = Problems()
     fld = entrants_field([EngineEntrant(c, "", n, r, p, "") for c, n, r, p in snapshot])
-    entrants = [p.entrant for p in fld.players]
     for i, candidate in enumerate(candidates):
-        if candidate["format"] == "swiss":
-            continue
-        settings = DrawSettings(
-            games_per_player=candidate.get("games_per_player") or 10,
-            format=candidate["format"],
-            min_group_size=candidate["group_size"],
-            separate_nations=fld.nations > 1,
-            avoid_rematches=False,
-            double_round_robin=bool(candidate.get("double_round_robin")),
-            balance_ratings=bool(candidate.get("balance_ratings")),
-        )
         try:
-            divide_stage(entrants, settings, tournament_seed(seed, 0))
+            candidate.lab_format(tiebreak).divide(fld, tournament_seed(seed, 0))
         except ValueError as error:
             problems.add(
                 f"candidates.{i}.group_size",
@@ -395,42 +228,19 @@ def field_of(run: LabRun) -> Field:
     return entrants_field(entrants, f"{run.stage} entrants")
 
 
-def lab_format(candidate: dict[str, Any], tiebreak: str) -> LabFormat:
-    fmt = candidate["format"]
-    if fmt == "silli":
-        return SilliFormat(
-            group_size=candidate["group_size"],
-            games=candidate["games_per_player"],
-            balance_ratings=candidate.get("balance_ratings", False),
-            tiebreak=tiebreak,  # type: ignore[arg-type]
-        )
-    if fmt == "round_robin":
-        return RoundRobinFormat(
-            group_size=candidate["group_size"],
-            double=candidate.get("double_round_robin", False),
-            tiebreak=tiebreak,  # type: ignore[arg-type]
-        )
-    # A Swiss breaks its ties by Buchholz (the Torino system is made for closed circles).
-    return SwissFormat(
-        rounds=candidate["rounds"], acceleration=Acceleration(candidate["acceleration"])
-    )
+def candidates_of(run: LabRun) -> list[Candidate]:
+    """The run's candidates, as typed values."""
+    return [candidate_from_json(c) for c in run.candidates]
 
 
-def _qualification(rule: str, value: Decimal, relative: bool) -> Qualification:
-    """The lab's rule for a candidate's ``qualify_rule`` (top_per_group or top_overall)."""
-    return Qualification(Fraction(value), relative, rule == "top_per_group")
+def reports_of(run: LabRun) -> list[LabReport]:
+    """Each candidate's report once the run succeeded (none before)."""
+    return [LabReport.from_json(r) for r in run.results or ()]
 
 
-def lab_config(run: LabRun, candidate: dict[str, Any], fld: Field) -> LabConfig:
-    qualification = None
-    if candidate.get("qualify_rule"):
-        qualification = _qualification(
-            candidate["qualify_rule"],
-            Decimal(candidate["qualify_value"]),
-            bool(candidate.get("qualify_relative")),
-        )
-    fmt = lab_format(candidate, run.stage.tournament.tiebreak)
-    return LabConfig(fld, fmt, run.seed, qualification, form_sd=run.form_sd)
+def lab_config(run: LabRun, candidate: Candidate, fld: Field) -> LabConfig:
+    fmt = candidate.lab_format(run.stage.tournament.tiebreak)
+    return LabConfig(fld, fmt, run.seed, candidate.qualifying.lab_rule(), form_sd=run.form_sd)
 
 
 def _tally(data: dict[str, Any]) -> Tally:
@@ -490,7 +300,7 @@ def advance(run_id: int, seconds: float = 50.0) -> bool:
     )
     try:
         fld = field_of(run)
-        configs = [lab_config(run, c, fld) for c in run.candidates]
+        configs = [lab_config(run, c, fld) for c in candidates_of(run)]
     except (FieldError, FormatError, ValueError) as error:
         _fail(run_id, str(error))
         return True
@@ -556,40 +366,6 @@ def _finish(run_id: int, configs: list[LabConfig]) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def candidate_label(candidate: dict[str, Any]) -> str:
-    """A candidate in words, e.g. "Silli, groups of 100, 10 games, top 20 % of each group"."""
-    fmt = candidate.get("format")
-    if fmt == "silli":
-        text = _("Silli, groups of at least %(size)s, %(games)s games per player") % {
-            "size": candidate["group_size"],
-            "games": candidate["games_per_player"],
-        }
-    elif fmt == "round_robin":
-        text = (
-            _("Double round robin, groups of at least %(size)s")
-            if candidate.get("double_round_robin")
-            else _("Round robin, groups of at least %(size)s")
-        ) % {"size": candidate["group_size"]}
-    else:
-        text = (
-            _("Swiss, %(rounds)s rounds, Baku acceleration")
-            if candidate.get("acceleration") == Acceleration.BAKU.value
-            else _("Swiss, %(rounds)s rounds")
-        ) % {"rounds": candidate["rounds"]}
-    rule = candidate.get("qualify_rule")
-    if rule:
-        # runs stored before the value was kept as written may hold "2E+1"
-        value = format(Decimal(str(candidate["qualify_value"])).normalize(), "f")
-        amount = f"{value} %" if candidate.get("qualify_relative") else value
-        where = (
-            _("top %(amount)s of each group")
-            if rule == "top_per_group"
-            else _("top %(amount)s overall")
-        ) % {"amount": amount}
-        text += ", " + where
-    return text
-
-
 def progress(run: LabRun) -> dict[str, Any]:
     """What the progress bar and the API need."""
     total = run.total
@@ -608,45 +384,9 @@ def progress(run: LabRun) -> dict[str, Any]:
         "finished": run.finished,
         "unrated": run.unrated,
         "form_sd": run.form_sd,
-        "candidates": [{**c, "label": candidate_label(c)} for c in run.candidates],
+        "candidates": [{**c.to_json(), "label": c.label} for c in candidates_of(run)],
         "results": run.results if run.status == LabRun.Status.SUCCEEDED else None,
     }
-
-
-def stage_changes(stage: Stage, candidate: dict[str, Any]) -> dict[str, Any]:
-    """The stage settings a candidate stands for."""
-    fmt = candidate["format"]
-    changes: dict[str, Any]
-    if fmt == "swiss":
-        # One group of every entrant, paired round by round: no group size, no games per
-        # player, no formula of its own.
-        changes = {
-            "format": fmt,
-            "swiss_rounds": candidate["rounds"],
-            "swiss_acceleration": candidate.get("acceleration") or "none",
-            "games_per_player_override": None,
-            "formula": None,
-        }
-    else:
-        changes = {
-            "format": fmt,
-            "min_group_size": candidate["group_size"],
-            "swiss_rounds": None,
-            "swiss_acceleration": "none",
-            "swiss_round_days": None,
-        }
-    if fmt == "silli":
-        games = candidate["games_per_player"]
-        inherited = stage.tournament.games_per_player
-        changes["games_per_player_override"] = None if games == inherited else games
-        changes["balance_ratings"] = bool(candidate.get("balance_ratings"))
-    elif fmt == "round_robin":
-        changes["double_round_robin"] = bool(candidate.get("double_round_robin"))
-    if candidate.get("qualify_rule"):
-        changes["qualify_rule"] = candidate["qualify_rule"]
-        changes["qualify_value"] = Decimal(candidate["qualify_value"])
-        changes["qualify_relative"] = bool(candidate.get("qualify_relative"))
-    return changes
 
 
 def apply_candidate(user, run: LabRun, index: int) -> Stage:
@@ -654,10 +394,11 @@ def apply_candidate(user, run: LabRun, index: int) -> Stage:
     stage-update action: the same checks and audit as the settings form."""
     stage = run.stage
     require_organizer(user, stage.tournament)
-    if not 0 <= index < len(run.candidates):
+    candidates = candidates_of(run)
+    if not 0 <= index < len(candidates):
         raise ActionError(
             ErrorCode.NOT_FOUND,
             _("This run has no candidate %(n)s.") % {"n": index + 1},
         )
     _require_registration(stage)
-    return update_stage(user, stage, **stage_changes(stage, run.candidates[index]))
+    return update_stage(user, stage, **candidates[index].stage_changes(stage))
