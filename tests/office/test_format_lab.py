@@ -15,10 +15,16 @@ from apps.core.models import AuditEvent
 from apps.entrants.services import import_entrants
 from apps.office.lab import runs, tasks
 from apps.office.lab.candidates import CANDIDATES as CANDIDATE_CLASSES
-from apps.office.lab.candidates import Problems, candidate_from_json, parse_candidate
+from apps.office.lab.candidates import (
+    Problems,
+    RoundRobinCandidate,
+    candidate_from_json,
+    parse_candidate,
+)
 from apps.office.models import LabRun
 from apps.silli.entrants import entrants_csv
 from apps.silli.formats import Format
+from apps.silli.swiss.acceleration import Acceleration
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import update_stage
@@ -111,6 +117,14 @@ def test_a_candidate_is_stored_as_json_and_read_back(raw):
     stored = json.loads(json.dumps(candidate.to_json()))
     assert stored["format"] == raw["format"] and list(stored)[-3:] == QUALIFY_KEYS
     assert candidate_from_json(stored) == candidate
+
+
+def test_a_stored_candidate_without_its_optional_settings_reads_with_their_defaults():
+    robin = candidate_from_json({"format": "round_robin", "group_size": 12})
+    assert robin == RoundRobinCandidate(12) and robin.qualifying.lab_rule() is None
+    assert robin.label == "Round robin, groups of at least 12"
+    swiss = candidate_from_json({"format": "swiss", "rounds": 5})
+    assert swiss.acceleration is Acceleration.NONE and swiss.label == "Swiss, 5 rounds"
 
 
 def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organizer, lab_stage):

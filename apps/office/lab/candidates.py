@@ -12,7 +12,8 @@ nothing else asks which format a candidate is. The qualification rule, common to
 A run stores its candidates (``LabRun.candidates``) as :meth:`to_json` gives them — the
 request's keys: ``format``, the format's own settings, ``qualify_rule``, ``qualify_value``
 (as written: "20", not "2E+1") and ``qualify_relative`` — and reads them back with
-:func:`candidate_from_json`.
+:func:`candidate_from_json`, which takes a setting left out (the booleans, the acceleration,
+the qualification) at its default, as every reader of a stored candidate always has.
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ class Qualifying:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Qualifying:
-        return cls(data["qualify_rule"] or None, data["qualify_value"], data["qualify_relative"])
+        rule = data.get("qualify_rule") or None
+        return cls(rule, data.get("qualify_value"), bool(data.get("qualify_relative")))
 
     def lab_rule(self) -> Qualification | None:
         """The lab engine's rule (None: nobody goes on)."""
@@ -262,7 +264,7 @@ class SilliCandidate:
         return cls(
             data["group_size"],
             data["games_per_player"],
-            data["balance_ratings"],
+            bool(data.get("balance_ratings")),
             Qualifying.from_json(data),
         )
 
@@ -331,7 +333,8 @@ class RoundRobinCandidate:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RoundRobinCandidate:
-        return cls(data["group_size"], data["double_round_robin"], Qualifying.from_json(data))
+        double = bool(data.get("double_round_robin"))
+        return cls(data["group_size"], double, Qualifying.from_json(data))
 
     @property
     def label(self) -> str:
@@ -403,7 +406,8 @@ class SwissCandidate:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SwissCandidate:
-        return cls(data["rounds"], Acceleration(data["acceleration"]), Qualifying.from_json(data))
+        acceleration = Acceleration(data.get("acceleration") or Acceleration.NONE.value)
+        return cls(data["rounds"], acceleration, Qualifying.from_json(data))
 
     @property
     def label(self) -> str:

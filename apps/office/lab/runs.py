@@ -384,7 +384,8 @@ def progress(run: LabRun) -> dict[str, Any]:
         "finished": run.finished,
         "unrated": run.unrated,
         "form_sd": run.form_sd,
-        "candidates": [{**c.to_json(), "label": c.label} for c in candidates_of(run)],
+        # each as stored (what clients have always been given), with its label
+        "candidates": [{**c, "label": candidate_from_json(c).label} for c in run.candidates],
         "results": run.results if run.status == LabRun.Status.SUCCEEDED else None,
     }
 
@@ -394,11 +395,11 @@ def apply_candidate(user, run: LabRun, index: int) -> Stage:
     stage-update action: the same checks and audit as the settings form."""
     stage = run.stage
     require_organizer(user, stage.tournament)
-    candidates = candidates_of(run)
-    if not 0 <= index < len(candidates):
+    if not 0 <= index < len(run.candidates):
         raise ActionError(
             ErrorCode.NOT_FOUND,
             _("This run has no candidate %(n)s.") % {"n": index + 1},
         )
     _require_registration(stage)
-    return update_stage(user, stage, **candidates[index].stage_changes(stage))
+    candidate = candidate_from_json(run.candidates[index])
+    return update_stage(user, stage, **candidate.stage_changes(stage))
