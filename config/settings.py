@@ -332,7 +332,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "apps.office.tasks.resume_stalled_draws",
         "schedule": 60.0,
     },
-    # Format lab runs whose task was lost go on the same way (apps/office/lab.py stalled_runs).
+    # Format lab runs whose task was lost go on the same way (apps/office/lab/runs.py stalled_runs).
     "resume-stalled-lab-runs": {
         "task": "apps.office.tasks.resume_stalled_lab_runs",
         "schedule": 60.0,
@@ -375,7 +375,7 @@ CELERY_BEAT_SCHEDULE["accept-due-reports"] = {
 }
 # A Swiss round whose deadline passed (the stage's swiss_round_days after it started) has its
 # unfinished games adjudicated and the next round paired, or left to the TDs, as the stage
-# says (apps/office/swiss_deadlines.py), checked every hour.
+# says (apps/office/swiss/deadlines.py), checked every hour.
 CELERY_BEAT_SCHEDULE["swiss-deadlines"] = {
     "task": "apps.office.tasks.swiss_deadlines",
     "schedule": crontab(minute=23),

@@ -13,19 +13,15 @@ from celery import shared_task
 from django.db import DatabaseError
 from django.utils import timezone
 
+from apps.core import tasks as core_tasks
 from apps.groups.models import Group
 
 from . import services
 from .delivery import send_all
 
-RETRY = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    # smtplib's errors are OSErrors, as are refused connections.
-    "autoretry_for": (DatabaseError, OSError),
-    "retry_backoff": True,
-    "max_retries": 5,
-}
+# The core's retries, and the mail server's errors too: smtplib's errors are OSErrors, as are
+# refused connections.
+RETRY = {**core_tasks.RETRY, "autoretry_for": (DatabaseError, OSError)}
 
 
 @shared_task(**RETRY)

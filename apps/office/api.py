@@ -52,14 +52,16 @@ from apps.stages.services import (
 )
 
 from .draw import job_progress
-from .lab import progress as lab_progress
-from .lab import start_lab_run
+from .lab.runs import progress as lab_progress
+from .lab.runs import start_lab_run
+from .lab.serializers import LabRunRequestSerializer, LabRunSerializer
 from .models import LabRun
 from .publication import not_published, publication_progress
 from .seeds import generate_seed
 from .services import cancel_draw, publish_draw, start_draw
-from .swiss import start_next_round, swiss_state
-from .swiss_late import add_late_entrant
+from .swiss.late import add_late_entrant
+from .swiss.pairing import start_next_round
+from .swiss.state import swiss_state
 
 
 class DrawRequestSerializer(serializers.Serializer):
@@ -547,80 +549,6 @@ class DrawJobProgressView(APIView):
 # ---------------------------------------------------------------------------
 # The format lab
 # ---------------------------------------------------------------------------
-
-
-class LabCandidateSerializer(serializers.Serializer):
-    """One candidate format (documentation: the action checks the values)."""
-
-    format = serializers.ChoiceField(["silli", "round_robin", "swiss"])
-    group_size = serializers.IntegerField(
-        required=False, help_text="silli and round_robin: the smallest group (2–1000)."
-    )
-    games_per_player = serializers.IntegerField(
-        required=False, help_text="silli: games per player (even, 2–60)."
-    )
-    balance_ratings = serializers.BooleanField(required=False, help_text="silli division.")
-    double_round_robin = serializers.BooleanField(required=False)
-    rounds = serializers.IntegerField(required=False, help_text="swiss: rounds (1–30).")
-    acceleration = serializers.ChoiceField(["none", "baku"], required=False)
-    qualify_rule = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text="Who goes on, if any: top_per_group or top_overall (empty: nobody).",
-    )
-    qualify_value = serializers.DecimalField(
-        max_digits=7, decimal_places=3, required=False, help_text="places, or a percentage."
-    )
-    qualify_relative = serializers.BooleanField(
-        required=False, help_text="qualify_value is a percentage."
-    )
-
-
-class LabRunRequestSerializer(serializers.Serializer):
-    candidates = LabCandidateSerializer(many=True, help_text="2 to 4 candidate formats.")
-    tournaments = serializers.IntegerField(
-        required=False, help_text="Simulated tournaments per candidate (10–2000, default 200)."
-    )
-    seed = serializers.CharField(
-        required=False, allow_blank=True, help_text="Empty or left out: one is generated."
-    )
-
-
-LabRunSerializer = inline_serializer(
-    "LabRun",
-    {
-        "id": serializers.IntegerField(),
-        "stage": serializers.IntegerField(),
-        "seed": serializers.CharField(),
-        "tournaments": serializers.IntegerField(),
-        "status": serializers.ChoiceField(LabRun.Status.choices),
-        "status_display": serializers.CharField(),
-        "done": serializers.IntegerField(help_text="Tournaments simulated, all candidates."),
-        "total": serializers.IntegerField(),
-        "percent": serializers.IntegerField(),
-        "error": serializers.CharField(),
-        "finished": serializers.BooleanField(),
-        "unrated": serializers.IntegerField(
-            help_text="Entrants without a rating, played at the field's lowest rating."
-        ),
-        "form_sd": serializers.FloatField(
-            help_text="σ of a player's form in each simulated tournament (rating points); "
-            "the results then follow the Elo expectation of the players' strengths."
-        ),
-        "candidates": serializers.ListField(
-            child=serializers.DictField(), help_text="Each candidate's settings and label."
-        ),
-        "results": serializers.ListField(
-            child=serializers.DictField(),
-            allow_null=True,
-            help_text="Each candidate's report once the run succeeded (else null): "
-            "share_rating_diff_over, mean_opponent_diff, max_opponent_diff, sum_pos_jump, "
-            "max_pos_jump, expectation, top_rated, score_by_rank, games_per_tournament, "
-            "calendar …",
-        ),
-        "page_url": serializers.CharField(),
-    },
-)
 
 
 def _lab_answer(run: LabRun) -> dict:

@@ -8,7 +8,10 @@ class OfficeConfig(AppConfig):
     def ready(self) -> None:
         from apps.results.signals import results_changed
 
-        from .swiss import pair_when_round_complete
+        # Celery finds each app's tasks.py; the tasks of the office's rooms are registered here.
+        from .lab import tasks as lab_tasks  # noqa: F401
+        from .swiss import tasks as swiss_tasks  # noqa: F401
+        from .swiss.pairing import pair_when_round_complete
 
         # A Swiss round is paired once its last result is in (after the result's commit).
         results_changed.connect(pair_when_round_complete, dispatch_uid="office-swiss-next-round")

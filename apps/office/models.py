@@ -1,16 +1,18 @@
-"""The office's own records: the format lab's runs (``lab.py``, run by ``tasks.run_lab``)."""
+"""The office's own records: the format lab's runs (``lab/runs.py``, run by ``lab/tasks.py``)."""
 
 from __future__ import annotations
 
-from django.conf import settings
+from datetime import timedelta
+
 from django.db import models
-from django.db.models import TextChoices
 from django.utils.translation import gettext_lazy as _
 
+from apps.core.choices import TextChoices
+from apps.core.jobs import Job, one_unfinished_per
 from apps.silli.lab.results import FORM_SD
 
 
-class LabRun(models.Model):
+class LabRun(Job):
     """One run of the format lab on a stage: 2–4 candidate formats, each simulated
     ``tournaments`` times on the stage's entrants as they were when the run started.
 
@@ -24,6 +26,18 @@ class LabRun(models.Model):
         RUNNING = "running", _("Simulating")
         SUCCEEDED = "succeeded", _("Done")
         FAILED = "failed", _("Failed")
+
+    # A run's task saves after every chunk (well under a minute). A run not saved for this
+    # long has lost its task (a killed worker, a broker away when it started or went on): the
+    # sweep (``resume_stalled_lab_runs``, every minute) queues it again, at most once per this
+    # time; a run queued twice counts each chunk once (``runs.advance``).
+    RESUME_AFTER = timedelta(minutes=2)
+    # A run started longer ago than this is stopped (the largest take about 20 minutes).
+    TIME_LIMIT = timedelta(minutes=60)
+    TIME_LIMIT_MESSAGE = _(
+        "The run took longer than %(minutes)s minutes and was stopped; start it again, "
+        "perhaps with fewer tournaments."
+    )
 
     stage = models.ForeignKey("stages.Stage", on_delete=models.CASCADE, related_name="lab_runs")
     seed = models.CharField(max_length=200)
@@ -45,27 +59,12 @@ class LabRun(models.Model):
     done = models.PositiveIntegerField(default=0, help_text="tournaments simulated so far, all")
     tallies = models.JSONField(default=list, blank=True)
     results = models.JSONField(null=True, blank=True, help_text="each candidate's report")
-    error = models.TextField(blank=True)
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        constraints = [one_unfinished_per("stage", name="lab_run_one_unfinished_per_stage")]
 
     def __str__(self) -> str:
         return f"format lab run of {self.stage} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
 
     @property
     def total(self) -> int:

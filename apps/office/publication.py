@@ -38,7 +38,7 @@ from apps.stages.models import DrawJob, Stage
 from apps.standings.freshness import ranking_state
 
 from .draw import earlier_groups, met_before_pairs
-from .swiss_late import late_entrant_codes
+from .swiss.late import late_entrant_codes
 
 
 def draw_file(stage: Stage) -> str | None:

@@ -39,14 +39,15 @@ from apps.groups.pages import group_rows
 from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
+from apps.silli.lab import LabReport
+from apps.silli.lab.report import Measures
 from apps.silli.lab.results import FORM_SD
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
 from apps.standings.groups import drawn_games
 
-from . import lab as lab_service
-from . import publication, seeds, services, swiss, swiss_late
+from . import publication, seeds, services
 from .draw import job_progress
 from .forms import (
     DrawForm,
@@ -58,7 +59,11 @@ from .forms import (
     stage_initial,
     tournament_initial,
 )
+from .lab import runs as lab_service
 from .models import LabRun
+from .swiss.late import add_late_entrant
+from .swiss.pairing import start_next_round
+from .swiss.state import swiss_group, swiss_state
 
 # ---------------------------------------------------------------------------
 # Public pages
@@ -134,7 +139,7 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),
         # a Swiss stage is one group: its current round's deadline is the stage's
-        "round_deadline": round_deadline(swiss.swiss_group(stage), stage=stage)
+        "round_deadline": round_deadline(swiss_group(stage), stage=stage)
         if stage.is_swiss
         else None,
     }
@@ -167,7 +172,7 @@ def _manage_page(
 ) -> HttpResponse:
     seed = seeds.generate_seed() if request.GET.get("generate") else stage.seed
     latest_job = stage.draw_jobs.first()
-    swiss_group = swiss.swiss_group(stage) if stage.is_swiss and stage.is_public else None
+    group = swiss_group(stage) if stage.is_swiss and stage.is_public else None
     context = {
         "tournament": stage.tournament,
         "stage": stage,
@@ -179,9 +184,9 @@ def _manage_page(
         "latest_job": latest_job,
         "play": closing.play_summary(stage) if stage.is_public else None,
         "results_upload_form": ResultImportUploadForm(auto_id="results_%s"),
-        "swiss": swiss.swiss_state(stage) if stage.is_swiss else None,
-        "round_deadline": round_deadline(swiss_group),
-        "adjudicator_note": adjudicator_note(swiss_group),
+        "swiss": swiss_state(stage) if stage.is_swiss else None,
+        "round_deadline": round_deadline(group),
+        "adjudicator_note": adjudicator_note(group),
         "late_form": late_form or LateEntrantForm(),
     }
     return render(request, "stages/manage.html", context, status=status)
@@ -193,12 +198,12 @@ def next_round(request: HttpRequest, stage: Stage) -> HttpResponse:
     """A Swiss stage's next round: checked now, paired by a task (in-process without a
     broker, so usually done when the page comes back)."""
     try:
-        number = swiss.start_next_round(
+        number = start_next_round(
             request.user, stage, adjudicate_open=request.POST.get("adjudicate_open") == "1"
         )
     except ActionError as error:
         return action_failed(request, stage, error)
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     if state.paired >= number:
         messages.success(request, _("Round %(round)s is paired.") % {"round": number})
     else:
@@ -220,7 +225,7 @@ def late_entrant(request: HttpRequest, stage: Stage) -> HttpResponse:
         return _manage_page(request, stage, late_form=form, status=400)
     values = {name: form.cleaned_data[name] for name in form.fields}
     try:
-        late = swiss_late.add_late_entrant(request.user, stage, **values)
+        late = add_late_entrant(request.user, stage, **values)
     except ActionError as error:
         if error.code == ErrorCode.PERMISSION_DENIED:
             show_refusal(request, error)
@@ -709,9 +714,9 @@ def lab(request: HttpRequest, stage: Stage) -> HttpResponse:
     return render(request, "office/lab.html", context, status=status)
 
 
-def _lab_table(run: LabRun) -> list[dict]:
+def _lab_table(reports: list[LabReport]) -> list[dict]:
     """The comparison table: one row a measure, one cell a candidate."""
-    results = run.results or []
+    measures = [r.measures for r in reports]
 
     def row(label: str, values: list) -> dict:
         return {"label": label, "values": ["—" if v is None else v for v in values]}
@@ -720,87 +725,81 @@ def _lab_table(run: LabRun) -> list[dict]:
         """A mean count: whole when it is (a format's games), else to a tenth."""
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
-    def share(report: dict, over: str) -> str:
-        return f"{100 * report['share_rating_diff_over'][over]:.2f} %"
+    def share(m: Measures, over: int) -> str:
+        return f"{100 * m.share_rating_diff_over[over]:.2f} %"
 
-    def calendar(report: dict) -> str:
-        cal = report["calendar"]
-        if "rounds" in cal:
-            return _("%(n)s rounds") % {"n": cal["rounds"]}
-        return _("%(n)s games at once") % {"n": cal["games_per_player"]}
+    def calendar(m: Measures) -> str:
+        if m.calendar.rounds is not None:
+            return _("%(n)s rounds") % {"n": m.calendar.rounds}
+        return _("%(n)s games at once") % {"n": m.calendar.games_per_player}
 
-    def top_player(report: dict, key: str) -> str | None:
-        rows = report["top_rated"]
-        if not rows or rows[0][key] is None:
+    def top_player(m: Measures, key: str) -> str | None:
+        rows = m.top_rated
+        if not rows or getattr(rows[0], key) is None:
             return None
-        return f"{100 * rows[0][key]:.1f} %"
+        return f"{100 * getattr(rows[0], key):.1f} %"
 
-    def top_mean(report: dict, key: str) -> str | None:
-        rows = report["top_rated"]
-        if not rows or rows[0][key] is None:
+    def top_mean(m: Measures, key: str) -> str | None:
+        rows = m.top_rated
+        if not rows or getattr(rows[0], key) is None:
             return None
-        return f"{100 * sum(r[key] for r in rows) / len(rows):.1f} %"
+        return f"{100 * sum(getattr(r, key) for r in rows) / len(rows):.1f} %"
 
+    top = measures[0].top if measures else 10
     rows = [
-        row(_("Games per tournament"), [count(r["games_per_tournament"]) for r in results]),
-        row(_("Calendar"), [calendar(r) for r in results]),
-        row(_("Mean rating difference of a game"), [r["mean_opponent_diff"] for r in results]),
-        row(_("Worst round's mean rating difference"), [r["max_opponent_diff"] for r in results]),
+        row(_("Games per tournament"), [count(m.games_per_tournament) for m in measures]),
+        row(_("Calendar"), [calendar(m) for m in measures]),
+        row(_("Mean rating difference of a game"), [m.mean_opponent_diff for m in measures]),
+        row(_("Worst round's mean rating difference"), [m.max_opponent_diff for m in measures]),
     ]
-    for over in ("200", "400", "600"):
+    for over in (200, 400, 600):
         rows.append(
             row(
                 _("Games between players more than %(d)s points apart") % {"d": over},
-                [share(r, over) for r in results],
+                [share(m, over) for m in measures],
             )
         )
     rows += [
-        row(_("Positive jumps, sum"), [r["sum_pos_jump"] for r in results]),
-        row(_("Positive jumps, largest (bad above 0.1)"), [r["max_pos_jump"] for r in results]),
+        row(_("Positive jumps, sum"), [m.sum_pos_jump for m in measures]),
+        row(_("Positive jumps, largest (bad above 0.1)"), [m.max_pos_jump for m in measures]),
         row(
             _("Expectation factor"),
-            [
-                None if r["expectation"] is None else f"{100 * r['expectation']:.1f} %"
-                for r in results
-            ],
+            [None if m.expectation is None else f"{100 * m.expectation:.1f} %" for m in measures],
         ),
         row(
-            _("Highest rated player finishes in the top %(k)s")
-            % {"k": results[0]["top"] if results else 10},
-            [top_player(r, "finish_top") for r in results],
+            _("Highest rated player finishes in the top %(k)s") % {"k": top},
+            [top_player(m, "finish_top") for m in measures],
         ),
         row(
             _("Highest rated player qualifies"),
-            [top_player(r, "qualifies") for r in results],
+            [top_player(m, "qualifies") for m in measures],
         ),
         row(
-            _("Top %(k)s rated players qualify, on average")
-            % {"k": results[0]["top"] if results else 10},
-            [top_mean(r, "qualifies") for r in results],
+            _("Top %(k)s rated players qualify, on average") % {"k": top},
+            [top_mean(m, "qualifies") for m in measures],
         ),
     ]
     return rows
 
 
-def _lab_chart(run: LabRun) -> dict:
+def _lab_chart(labels: list[str], reports: list[LabReport]) -> dict:
     """What the charts draw (read by static/js/lab-charts.js)."""
-    results = run.results or []
-    labels = [lab_service.candidate_label(c) for c in run.candidates]
-    thresholds = list(results[0]["share_rating_diff_over"]) if results else []
+    measures = [r.measures for r in reports]
+    thresholds = list(measures[0].share_rating_diff_over) if measures else []
     return {
-        "thresholds": thresholds,
+        "thresholds": [str(t) for t in thresholds],
         "candidates": [
             {
                 "label": label,
-                "shares": [round(100 * r["share_rating_diff_over"][t], 3) for t in thresholds],
-                "mean_score": [row["mean"] for row in r["score_by_rank"]],
-                "finish_top": [round(100 * row["finish_top"], 2) for row in r["top_rated"]],
+                "shares": [round(100 * m.share_rating_diff_over[t], 3) for t in thresholds],
+                "mean_score": [row.mean for row in m.score_by_rank],
+                "finish_top": [round(100 * row.finish_top, 2) for row in m.top_rated],
                 "qualifies": [
-                    None if row["qualifies"] is None else round(100 * row["qualifies"], 2)
-                    for row in r["top_rated"]
+                    None if row.qualifies is None else round(100 * row.qualifies, 2)
+                    for row in m.top_rated
                 ],
             }
-            for label, r in zip(labels, results, strict=True)
+            for label, m in zip(labels, measures, strict=True)
         ],
         "text": {
             "shares_x": _("rating difference over (points)"),
@@ -818,16 +817,19 @@ def _lab_chart(run: LabRun) -> dict:
 def lab_run(request: HttpRequest, stage: Stage, run_id: int) -> HttpResponse:
     run = get_object_or_404(LabRun, pk=run_id, stage=stage)
     succeeded = run.status == LabRun.Status.SUCCEEDED
+    candidates = lab_service.candidates_of(run)
+    labels = [c.label for c in candidates]
+    reports = lab_service.reports_of(run)
     context = {
         "tournament": stage.tournament,
         "stage": stage,
         "run": run,
         "progress": lab_service.progress(run),
         "open": stage.status == Stage.Status.DRAFT,
-        "labels": [lab_service.candidate_label(c) for c in run.candidates],
-        "candidates": list(enumerate(run.candidates)),
-        "table": _lab_table(run) if succeeded else [],
-        "chart": _lab_chart(run) if succeeded else None,
+        "labels": labels,
+        "candidates": list(enumerate(candidates)),
+        "table": _lab_table(reports) if succeeded else [],
+        "chart": _lab_chart(labels, reports) if succeeded else None,
     }
     return render(request, "office/lab_run.html", context)
 
@@ -845,6 +847,6 @@ def lab_apply(request: HttpRequest, stage: Stage, run_id: int, candidate: int) -
     messages.success(
         request,
         _("The stage's settings are now those of candidate %(n)s: %(label)s.")
-        % {"n": candidate, "label": lab_service.candidate_label(run.candidates[candidate - 1])},
+        % {"n": candidate, "label": lab_service.candidates_of(run)[candidate - 1].label},
     )
     return back

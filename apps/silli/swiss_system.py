@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .entrants import Entrant
+from .formats import Format
 from .records import DrawError, Game, GroupDraw, Seat
 from .rng import ChanceStream
 from .seating import Conflict, forbidden_reason
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from .draw import DrawSettings
     from .systems import ExpectedGames, GameSettings
 
-SWISS = "swiss"
+SWISS = Format.SWISS
 RULE_PREFIX = "dutch "
 ACCELERATIONS = tuple(a.value for a in Acceleration)
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .circle import circle_games, independence_bound
 from .entrants import Entrant
+from .formats import Format
 from .formula import (
     FormulaChoice,
     NoFormulaError,
@@ -59,8 +60,8 @@ from .swiss_system import SwissSystem
 if TYPE_CHECKING:
     from .draw import DrawSettings
 
-SILLI = "silli"
-ROUND_ROBIN = "round_robin"
+SILLI = Format.SILLI
+ROUND_ROBIN = Format.ROUND_ROBIN
 WIDE_TRIED = 2
 ATTEMPTS_PER_FORMULA = 2
 
@@ -95,7 +96,7 @@ class ExpectedGames(NamedTuple):
 class PairingSystem(Protocol):
     """How the groups of a stage are paired (see the module docstring)."""
 
-    name: str
+    name: Format
     """The key in :data:`SYSTEMS`, the value of ``DrawSettings.format`` and of a
     ``Stage.Format`` choice."""
 

@@ -10,7 +10,7 @@ from apps.accounts.games import my_stages
 from apps.entrants.models import Entrant
 from apps.groups.models import Game, SwissBye
 from apps.groups.services import group_lines
-from apps.office import swiss
+from apps.office.swiss.pairing import start_next_round
 from apps.stages.models import Tournament
 from tests.office.conftest import user
 from tests.office.test_swiss import drawn_and_published, play_round, swiss_stage
@@ -29,7 +29,7 @@ def two_rounds(organizer, django_capture_on_commit_callbacks):
     stage = drawn_and_published(organizer, swiss_stage(organizer, count=9, rounds=3), capture)
     play_round(organizer, stage, 1)
     with capture(execute=True):
-        assert swiss.start_next_round(organizer, stage) == 2
+        assert start_next_round(organizer, stage) == 2
     return stage
 
 

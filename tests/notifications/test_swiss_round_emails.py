@@ -12,7 +12,8 @@ from apps.groups.models import Game, SwissBye
 from apps.notifications import services, tasks
 from apps.notifications.models import Kind, SentNotification
 from apps.notifications.services import update_preferences
-from apps.office import swiss
+from apps.office.swiss.pairing import pair_next_round, start_next_round
+from apps.office.swiss.state import swiss_state
 from tests.accounts.world import make_user
 from tests.office.conftest import user
 from tests.office.test_swiss import drawn_and_published, play_round, swiss_stage
@@ -46,8 +47,8 @@ def round_one(organizer, django_capture_on_commit_callbacks, settings):
 
 def pair_round_two(organizer, stage, capture):
     with capture(execute=True):
-        assert swiss.start_next_round(organizer, stage) == 2
-    assert swiss.swiss_state(stage).paired == 2
+        assert start_next_round(organizer, stage) == 2
+    assert swiss_state(stage).paired == 2
 
 
 def test_pairing_round_two_sends_each_player_their_pairing_once(
@@ -93,7 +94,7 @@ def test_pairing_round_two_sends_each_player_their_pairing_once(
     # a redelivered task, and a repeated pairing of the same round, send nothing more
     assert tasks.swiss_round_paired.delay(stage.pk, 2).get() == 0
     with django_capture_on_commit_callbacks(execute=True):
-        assert not swiss.pair_next_round(organizer, stage, 2).created
+        assert not pair_next_round(organizer, stage, 2).created
     assert len(mail.outbox) == COUNT
 
 

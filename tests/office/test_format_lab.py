@@ -7,15 +7,26 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from apps.core.audit import Action
+from apps.core.errors import ActionError
 from apps.core.models import AuditEvent
 from apps.entrants.services import import_entrants
-from apps.office import lab, tasks
+from apps.office.lab import runs, tasks
+from apps.office.lab.candidates import CANDIDATES as CANDIDATE_CLASSES
+from apps.office.lab.candidates import (
+    Problems,
+    RoundRobinCandidate,
+    candidate_from_json,
+    parse_candidate,
+)
 from apps.office.models import LabRun
 from apps.silli.entrants import entrants_csv
+from apps.silli.formats import Format
+from apps.silli.swiss.acceleration import Acceleration
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import update_stage
@@ -34,6 +45,9 @@ CANDIDATES = [
     {"format": "round_robin", "group_size": 10, "qualify_rule": "top_overall", "qualify_value": 8},
     {"format": "swiss", "rounds": 5, "acceleration": "baku"},
 ]
+
+
+QUALIFY_KEYS = ["qualify_rule", "qualify_value", "qualify_relative"]
 
 
 @pytest.fixture
@@ -84,33 +98,57 @@ def test_a_run_completes_with_results_for_each_candidate(
 def test_a_qualification_value_is_kept_as_people_write_it(given, kept):
     """Not "2E+1": the value is shown in the candidate's label."""
     candidates = [{**CANDIDATES[0], "qualify_value": given}, CANDIDATES[2]]
-    clean, _, _ = lab.check_request(candidates, 10, "s", 40)
-    assert clean[0]["qualify_value"] == kept
-    assert f"top {kept} % of each group" in lab.candidate_label(clean[0])
-    stored_before = {**clean[0], "qualify_value": "2E+1"}
-    assert "top 20 % of each group" in lab.candidate_label(stored_before)
+    clean, _, _ = runs.check_request(candidates, 10, "s", 40)
+    assert clean[0].to_json()["qualify_value"] == kept
+    assert f"top {kept} % of each group" in clean[0].label
+    stored_before = {**clean[0].to_json(), "qualify_value": "2E+1"}
+    assert "top 20 % of each group" in candidate_from_json(stored_before).label
+
+
+def test_the_stage_formats_are_the_engines():
+    """``Stage.Format`` (the model's choices) has the engine's formats, in the same order."""
+    assert [(f.name, f.value) for f in Stage.Format] == [(f.name, f.value) for f in Format]
+    assert set(CANDIDATE_CLASSES) == set(Format)
+
+
+@pytest.mark.parametrize("raw", CANDIDATES, ids=[c["format"] for c in CANDIDATES])
+def test_a_candidate_is_stored_as_json_and_read_back(raw):
+    problems = Problems()
+    candidate = parse_candidate(raw, 0, 40, problems)
+    assert not problems.details
+    stored = json.loads(json.dumps(candidate.to_json()))
+    assert stored["format"] == raw["format"] and list(stored)[-3:] == QUALIFY_KEYS
+    assert candidate_from_json(stored) == candidate
+
+
+def test_a_stored_candidate_without_its_optional_settings_reads_with_their_defaults():
+    robin = candidate_from_json({"format": "round_robin", "group_size": 12})
+    assert robin == RoundRobinCandidate(12) and robin.qualifying.lab_rule() is None
+    assert robin.label == "Round robin, groups of at least 12"
+    swiss = candidate_from_json({"format": "swiss", "rounds": 5})
+    assert swiss.acceleration is Acceleration.NONE and swiss.label == "Swiss, 5 rounds"
 
 
 def test_the_run_moves_in_chunks_and_a_repeated_task_counts_nothing_twice(organizer, lab_stage):
-    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
+    run = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
     # Not committed, so not queued: advance by hand, one chunk at a time.
-    assert not lab.advance(run.pk, seconds=0)
+    assert not runs.advance(run.pk, seconds=0)
     run.refresh_from_db()
     assert run.status == LabRun.Status.RUNNING
     assert 0 < run.done < run.total
     first = run.done
-    while not lab.advance(run.pk, seconds=0):
+    while not runs.advance(run.pk, seconds=0):
         run.refresh_from_db()
         assert run.done > first or run.done == run.total
     run.refresh_from_db()
     assert run.status == LabRun.Status.SUCCEEDED and run.done == 40
     results = run.results
-    assert lab.advance(run.pk)  # a second delivery: nothing changes
+    assert runs.advance(run.pk)  # a second delivery: nothing changes
     run.refresh_from_db()
     assert run.results == results
     # The same seed gives the same figures, however the run was cut.
-    again = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
-    assert lab.advance(again.pk, seconds=600)
+    again = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "chunks")
+    assert runs.advance(again.pk, seconds=600)
     again.refresh_from_db()
     assert again.results == results
 
@@ -125,15 +163,15 @@ def test_a_run_whose_task_was_lost_is_queued_again_once_and_finishes(
     organizer, lab_stage, no_worker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "lost")
+        run = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "lost")
     assert no_worker == [run.pk]  # queued, never run: the task was lost
-    assert lab.stalled_runs() == ([], [])  # too early to tell
+    assert LabRun.stalled() == ([], [])  # too early to tell
     LabRun.objects.filter(pk=run.pk).update(updated_at=timezone.now() - timedelta(minutes=3))
     assert tasks.resume_stalled_lab_runs() == {"resumed": 1, "stopped": 0}
     assert no_worker == [run.pk, run.pk]
     # The next sweep, a minute later, leaves it to the task just queued.
     later = timezone.now() + timedelta(minutes=1)
-    assert lab.stalled_runs(later) == ([], [])
+    assert LabRun.stalled(later) == ([], [])
     no_worker.clear()
     while not tasks.run_lab.run(run.pk):  # a worker runs it (and what it queues)
         assert no_worker.pop() == run.pk
@@ -142,10 +180,10 @@ def test_a_run_whose_task_was_lost_is_queued_again_once_and_finishes(
 
 
 def test_a_run_past_its_time_limit_is_stopped(organizer, lab_stage, no_worker):
-    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "late")
-    long_ago = timezone.now() - lab.TIME_LIMIT - timedelta(minutes=1)
+    run = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "late")
+    long_ago = timezone.now() - LabRun.TIME_LIMIT - timedelta(minutes=1)
     LabRun.objects.filter(pk=run.pk).update(created_at=long_ago, updated_at=long_ago)
-    assert lab.stalled_runs() == ([], [run.pk])
+    assert LabRun.stalled() == ([], [run.pk])
     run.refresh_from_db()
     assert run.status == LabRun.Status.FAILED and "longer than 60 minutes" in run.error
     assert tasks.run_lab.run(run.pk)  # its task, delivered late, does nothing
@@ -154,13 +192,13 @@ def test_a_run_past_its_time_limit_is_stopped(organizer, lab_stage, no_worker):
 
 
 def test_a_broker_gone_between_parts_leaves_the_run_to_the_sweep(organizer, lab_stage, monkeypatch):
-    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "broker")
+    run = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 20, "broker")
 
     def broker_away(run_id):
         raise OperationalError("Connection refused")
 
     monkeypatch.setattr(tasks.run_lab, "delay", broker_away)
-    monkeypatch.setattr(lab, "advance", lambda run_id: False)  # a part done, more to do
+    monkeypatch.setattr(runs, "advance", lambda run_id: False)  # a part done, more to do
     assert tasks.run_lab.run(run.pk) is False
     run.refresh_from_db()
     assert run.status == LabRun.Status.PENDING and not run.error  # not failed: resumable
@@ -225,7 +263,7 @@ def test_non_organizers_are_refused(
         answer = start(client, lab_stage, django_capture_on_commit_callbacks)
         assert answer.status_code == 403
     assert not LabRun.objects.exists()
-    run = lab.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "x")
+    run = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "x")
     for client in (api_joe, api_anon):
         assert client.get(f"/api/lab-runs/{run.pk}/").status_code == 403
 
@@ -255,7 +293,7 @@ def test_applying_a_candidate_sets_the_stage_and_is_audited(
     client, organizer, lab_stage, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "apply")
+        run = runs.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "apply")
     client.force_login(organizer)
     url = f"/t/setup-cup/s/1/lab/{run.pk}/"
     answer = client.post(url + "apply/2/")
@@ -292,7 +330,7 @@ def test_applying_is_refused_once_registration_is_closed(
     client, organizer, lab_stage, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        run = lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "late")
+        run = runs.start_lab_run(organizer, lab_stage, CANDIDATES, 10, "late")
     lab_stage.status = Stage.Status.REGISTRATION_CLOSED
     lab_stage.save()
     client.force_login(organizer)
@@ -380,6 +418,22 @@ def test_a_division_the_engine_cannot_make_is_refused_before_the_run(
     assert not LabRun.objects.exists()
 
 
+def test_a_lost_run_is_failed_when_the_next_one_starts_and_the_database_holds_one_unfinished(
+    organizer, lab_stage, no_worker
+):
+    first = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "first")
+    with pytest.raises(ActionError, match="still going"):
+        runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "too soon")
+    quiet = timezone.now() - timedelta(seconds=runs.STALE_SECONDS + 1)
+    LabRun.objects.filter(pk=first.pk).update(updated_at=quiet)
+    second = runs.start_lab_run(organizer, lab_stage, CANDIDATES[:2], 10, "second")
+    first.refresh_from_db()
+    assert first.status == LabRun.Status.FAILED and "lost" in first.error
+    assert second.status == LabRun.Status.PENDING
+    with pytest.raises(IntegrityError), transaction.atomic():
+        LabRun.objects.create(stage=lab_stage, seed="x", tournaments=10, candidates=[])
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_organizers_starting_a_run_at_once_make_one(organizer, lab_stage, no_worker):
@@ -387,10 +441,37 @@ def test_two_organizers_starting_a_run_at_once_make_one(organizer, lab_stage, no
 
     outcomes = race(
         *[
-            lambda n=n: lab.start_lab_run(organizer, lab_stage, CANDIDATES, 10, f"s{n}")
+            lambda n=n: runs.start_lab_run(organizer, lab_stage, CANDIDATES, 10, f"s{n}")
             for n in (1, 2)
         ]
     )
     assert LabRun.objects.filter(stage=lab_stage).count() == 1
     refused = [o for o in outcomes if not isinstance(o, LabRun)]
     assert len(refused) == 1 and "still going" in refused[0].message
+
+
+def test_a_runs_answer_matches_the_schema_made_from_its_typed_values(
+    api_org, lab_stage, django_capture_on_commit_callbacks
+):
+    """The schema of a run's candidates and reports comes from their dataclasses; the answers
+    (a running run's, a finished one's with every format and a qualification) fit it."""
+    import requests
+    import schemathesis
+    from schemathesis.core.transport import Response
+
+    document = api_org.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    schema = schemathesis.openapi.from_dict(document.json())
+    answers = {"POST": start(api_org, lab_stage, django_capture_on_commit_callbacks, seed="schema")}
+    answers["GET"] = api_org.get(answers["POST"]["Location"])
+    assert len(answers["GET"].json()["results"]) == 3
+    for method, path in (("POST", "/api/stages/{id}/lab-runs/"), ("GET", "/api/lab-runs/{id}/")):
+        answer = answers[method]
+        response = Response(
+            answer.status_code,
+            {name: [value] for name, value in answer.headers.items()},
+            answer.content,
+            requests.Request(method, "http://testserver/").prepare(),
+            0.0,
+            False,
+        )
+        assert schema[path][method].validate_response(response) is not False

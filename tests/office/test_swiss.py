@@ -13,11 +13,14 @@ from apps.core.results import Result
 from apps.entrants.models import StageEntry
 from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import Game, Seat, SwissBye
-from apps.office import swiss
 from apps.office.publication import draw_file
 from apps.office.services import publish_draw, start_draw
+from apps.office.swiss import pairing
+from apps.office.swiss.pairing import pair_next_round, start_next_round
+from apps.office.swiss.state import swiss_state
 from apps.results.services import enter_result, withdraw_entrant
 from apps.silli.entrants import entrants_csv
+from apps.silli.swiss.dutch import PairingError
 from apps.silli.synth import make_entrants
 from apps.silli.verify import verify_draw
 from apps.stages.models import Stage
@@ -109,11 +112,11 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
     group = stage.groups.get()
     assert group.formula_text == "Swiss"  # not "round robin": no formula, a Dutch rule
     for rnd in range(1, ROUNDS + 1):
-        state = swiss.swiss_state(stage)
+        state = swiss_state(stage)
         assert state.paired == rnd
         # refused while games are open
         with pytest.raises(ActionError) as refused:
-            swiss.pair_next_round(organizer, stage)
+            pair_next_round(organizer, stage)
         assert refused.value.http_status == 409
         if rnd == 2:
             # one player leaves during round 2: their game is forfeited, later rounds absent
@@ -124,15 +127,15 @@ def test_a_swiss_of_five_rounds_played_to_the_end(organizer, django_capture_on_c
         play_round(organizer, stage, rnd, offset=rnd)
         if rnd < ROUNDS:
             with capture(execute=True):
-                assert swiss.start_next_round(organizer, stage) == rnd + 1
+                assert start_next_round(organizer, stage) == rnd + 1
             # the task ran on commit; asking for the same round again changes nothing
-            again = swiss.pair_next_round(organizer, stage, rnd + 1)
+            again = pair_next_round(organizer, stage, rnd + 1)
             assert not again.created
             assert Game.objects.filter(group=group, round=rnd + 2).count() == 0
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     assert state.paired == ROUNDS and state.complete and state.open_games == 0
     with pytest.raises(ActionError) as done:
-        swiss.pair_next_round(organizer, stage)
+        pair_next_round(organizer, stage)
     assert done.value.http_status == 409
 
     games = list(Game.objects.filter(group=group).values_list("round", "white_id", "black_id"))
@@ -252,12 +255,12 @@ def test_a_queued_round_that_cannot_be_paired_says_why(
     play_round(organizer, stage, 1)
 
     def impossible(*args, **kwargs):
-        raise swiss.PairingError("no pairing for this test")
+        raise PairingError("no pairing for this test")
 
-    monkeypatch.setattr(swiss, "pair_next", impossible)
+    monkeypatch.setattr(pairing, "pair_next", impossible)
     with django_capture_on_commit_callbacks(execute=True):
-        swiss.start_next_round(organizer, stage)
-    state = swiss.swiss_state(stage)
+        start_next_round(organizer, stage)
+    state = swiss_state(stage)
     assert state.paired == 1 and "no pairing for this test" in state.failure
     assert AuditEvent.objects.filter(action=Action.SWISS_ROUND_FAILED).count() == 1
 
@@ -280,7 +283,7 @@ def test_the_manage_page_pairs_the_next_round(
         )
     assert "Round 2 is being paired" in answer.content.decode()
     assert "Round 2 of 3 is paired." in client.get(manage).content.decode()
-    assert swiss.swiss_state(stage).paired == 2
+    assert swiss_state(stage).paired == 2
 
 
 def test_the_last_result_of_a_round_pairs_the_next_one(
@@ -292,13 +295,13 @@ def test_the_last_result_of_a_round_pairs_the_next_one(
     games = list(Game.objects.filter(group__stage=stage, round=1).order_by("number"))
     with django_capture_on_commit_callbacks(execute=True):
         enter_result(organizer, games[0], "1-0", expected_version=games[0].version)
-    assert swiss.swiss_state(stage).paired == 1  # games still open: nothing queued
+    assert swiss_state(stage).paired == 1  # games still open: nothing queued
     for game in games[1:-1]:
         enter_result(organizer, game, "0-1", expected_version=game.version)
     last = games[-1]
     with django_capture_on_commit_callbacks(execute=True):
         enter_result(organizer, last, "1/2-1/2", expected_version=last.version)
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     assert state.paired == 2 and state.open_games == 4
     event = AuditEvent.objects.get(action=Action.SWISS_ROUND_PAIRED)
     assert event.actor is None and event.data["round"] == 2  # the system paired it
@@ -313,7 +316,7 @@ def test_the_crosstable_shows_a_swiss_group_round_by_round(
     )
     play_round(organizer, stage, 1)
     with django_capture_on_commit_callbacks(execute=True):
-        swiss.start_next_round(organizer, stage)
+        start_next_round(organizer, stage)
     group = stage.groups.get()
     recompute_group(group.pk)
     url = reverse("group-crosstable", args=[stage.tournament.slug, stage.order, group.number])
@@ -346,7 +349,7 @@ def test_the_trf_export_pairs_the_same_next_round(
     # the file alone (virtual points from its XXA lines) pairs what the stage pairs
     again = pair_round(parse_trf(text), 2)
     with django_capture_on_commit_callbacks(execute=True):
-        swiss.start_next_round(organizer, stage)
+        start_next_round(organizer, stage)
     seat = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
     stored = [
         (seat[w], seat[b])

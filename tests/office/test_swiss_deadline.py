@@ -16,10 +16,11 @@ from apps.core.models import AuditEvent
 from apps.entrants.models import Entrant
 from apps.groups.models import Game, Seat, SwissRound
 from apps.notifications.models import SentNotification
-from apps.office import swiss
-from apps.office import tasks as office_tasks
 from apps.office.forms import StageForm
-from apps.office.swiss_deadlines import swiss_deadlines_due
+from apps.office.swiss import tasks as swiss_tasks
+from apps.office.swiss.deadlines import swiss_deadlines_due
+from apps.office.swiss.pairing import pair_next_round, start_next_round
+from apps.office.swiss.state import swiss_state
 from apps.results.services import enter_result
 from apps.stages.models import Stage
 from apps.stages.services import PAIRING_FIELDS, create_tournament, update_stage
@@ -196,7 +197,7 @@ def test_nothing_happens_before_or_at_the_deadline(organizer, capture):
         assert swiss_deadlines_due(due) == []
     assert callbacks == []
     assert first_round(stage).deadline_passed_at is None and not deadline_events(stage).exists()
-    assert swiss.swiss_state(stage).paired == 1
+    assert swiss_state(stage).paired == 1
 
 
 def test_adjudicate_pairs_the_next_round_with_the_open_game_as_a_draw(organizer, capture):
@@ -205,7 +206,7 @@ def test_adjudicate_pairs_the_next_round_with_the_open_game_as_a_draw(organizer,
     group = stage.groups.get()
     seat = dict(Seat.objects.filter(group=group).values_list("entrant_id", "number"))
     white, black = seat[open_game.white_id], seat[open_game.black_id]
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     assert not state.can_pair_next and state.as_dict()["deadline_passed"] is False
 
     now = first_round(stage).due_at + HOUR
@@ -224,7 +225,7 @@ def test_adjudicate_pairs_the_next_round_with_the_open_game_as_a_draw(organizer,
         1,
         "adjudicate",
     )
-    state = swiss.swiss_state(stage, cells=True)
+    state = swiss_state(stage, cells=True)
     assert state.adjudicating and state.can_pair_next and state.open_games == 1
     # for pairing only: a draw, played, colours as paired
     w, b = state.cells[white][0], state.cells[black][0]
@@ -233,7 +234,7 @@ def test_adjudicate_pairs_the_next_round_with_the_open_game_as_a_draw(organizer,
 
     for callback in callbacks:  # the pairing task, then the TDs' e-mail
         callback()
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     assert state.paired == 2 and state.open_games == 5 and not state.adjudicating
     assert (
         AuditEvent.objects.filter(action=Action.SWISS_ROUND_PAIRED, stage_id=stage.pk).count() == 1
@@ -255,7 +256,7 @@ def test_adjudicate_pairs_the_next_round_with_the_open_game_as_a_draw(organizer,
     row = GroupStanding.objects.get(group=group, entrant_id=open_game.white_id)
     assert row.points == points_before + 1
     # ... and for every later pairing; round 3 waits for round 2's games
-    state = swiss.swiss_state(stage, cells=True)
+    state = swiss_state(stage, cells=True)
     assert state.cells[white][0].result == "1" and state.cells[black][0].result == "0"
     assert state.paired == 2
 
@@ -266,7 +267,7 @@ def test_pairing_a_round_twice_after_the_deadline_writes_it_once(organizer, capt
     with capture(execute=True):
         swiss_deadlines_due(first_round(stage).due_at + HOUR)
     # the organizer's button and a redelivered task find round 2 paired
-    assert not swiss.pair_next_round(organizer, stage, 2).created
+    assert not pair_next_round(organizer, stage, 2).created
     assert Game.objects.filter(group__stage=stage, round=2).count() == 5
 
 
@@ -276,8 +277,8 @@ def test_the_organizer_may_pair_at_once_after_an_adjudicated_deadline(organizer,
     with capture(execute=False):  # the queued round is lost (no broker, say)
         swiss_deadlines_due(first_round(stage).due_at + HOUR)
     with capture(execute=True):
-        assert swiss.start_next_round(organizer, stage) == 2
-    assert swiss.swiss_state(stage).paired == 2
+        assert start_next_round(organizer, stage) == 2
+    assert swiss_state(stage).paired == 2
 
 
 def test_td_mode_pairs_nothing_and_mails_the_td_and_organizers_once(organizer, capture, settings):
@@ -295,7 +296,7 @@ def test_td_mode_pairs_nothing_and_mails_the_td_and_organizers_once(organizer, c
             swiss_deadlines_due(now)
     assert deadline_events(stage).count() == 1
     assert deadline_events(stage).get().data["mode"] == "td"
-    state = swiss.swiss_state(stage)
+    state = swiss_state(stage)
     assert state.paired == 1 and not state.can_pair_next and not state.adjudicating
     sent = sorted(m.to[0] for m in mail.outbox)
     assert sent == ["org@example.org", "swisstd@example.org"]
@@ -305,7 +306,7 @@ def test_td_mode_pairs_nothing_and_mails_the_td_and_organizers_once(organizer, c
     assert "Round 2 is paired once every game of round 1 has a result." in message.body
     assert SentNotification.objects.filter(key=f"swiss-deadline:{stage.pk}:1").count() == 2
     # the task again (a redelivery) sends nothing more
-    assert office_tasks.swiss_deadlines.delay(now.isoformat()).get() == []
+    assert swiss_tasks.swiss_deadlines.delay(now.isoformat()).get() == []
     from apps.notifications import tasks as notify
 
     assert notify.swiss_round_deadline.delay(stage.pk, 1).get() == 0
@@ -315,7 +316,7 @@ def test_td_mode_pairs_nothing_and_mails_the_td_and_organizers_once(organizer, c
         game.refresh_from_db()
         with capture(execute=True):
             enter_result(organizer, game, "0-1", expected_version=game.version)
-    assert swiss.swiss_state(stage).paired == 2
+    assert swiss_state(stage).paired == 2
 
 
 def test_adjudicate_mode_tells_the_td_the_games_went_to_adjudication(organizer, capture, settings):
@@ -374,7 +375,7 @@ def test_in_td_mode_the_organizer_sends_the_open_games_to_adjudication_and_pairs
     )
     assert event.actor_id == organizer.pk
     assert (event.data["round"], event.data["open_games"]) == (1, 1)
-    state = swiss.swiss_state(stage, cells=True)
+    state = swiss_state(stage, cells=True)
     assert state.paired == 2
     white, black = seat[open_game.white_id], seat[open_game.black_id]
     assert state.cells[white][0].result == "=" and state.cells[black][0].result == "="
@@ -416,7 +417,7 @@ def test_the_last_rounds_open_games_go_to_adjudication_without_a_pairing(organiz
     with capture(execute=True):
         swiss_deadlines_due(first_round(stage).due_at + HOUR)
     assert first_round(stage).adjudicating
-    assert swiss.swiss_state(stage).paired == 1
+    assert swiss_state(stage).paired == 1
     assert not AuditEvent.objects.filter(action=Action.SWISS_ROUND_FAILED).exists()
 
 
@@ -426,7 +427,7 @@ def test_a_stage_without_a_deadline_is_left_alone(organizer, capture):
     rnd = first_round(stage)
     assert rnd.due_at is None
     assert swiss_deadlines_due(timezone.now() + timedelta(days=3650)) == []
-    assert not deadline_events(stage).exists() and swiss.swiss_state(stage).paired == 1
+    assert not deadline_events(stage).exists() and swiss_state(stage).paired == 1
 
 
 def test_a_closed_stage_is_left_alone(organizer, capture):

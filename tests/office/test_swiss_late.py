@@ -17,9 +17,10 @@ from apps.core.models import AuditEvent
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.groups.services import group_lines
-from apps.office import swiss
 from apps.office.publication import draw_file, public_entrants_csv
-from apps.office.swiss_late import LATE_ENTRY, add_late_entrant
+from apps.office.swiss.late import LATE_ENTRY, add_late_entrant
+from apps.office.swiss.pairing import start_next_round
+from apps.office.swiss.state import swiss_state
 from apps.silli.entrants import parse_entrants_csv
 from apps.silli.swiss_system import pairing_order
 from apps.silli.verify import verify_draw
@@ -44,7 +45,7 @@ def round_one_played(organizer, capture):
 
 def next_round(organizer, stage, capture):
     with capture(execute=True):
-        return swiss.start_next_round(organizer, stage)
+        return start_next_round(organizer, stage)
 
 
 def seats_of(stage):
@@ -70,7 +71,7 @@ def unchanged(stage, size):
 
 
 def test_without_late_entrants_the_pairing_numbers_are_the_seats(round_one_played):
-    state = swiss.swiss_state(round_one_played, cells=True)
+    state = swiss_state(round_one_played, cells=True)
     assert state.order == list(range(1, 10))
 
 
@@ -98,7 +99,7 @@ def test_a_strong_late_entrant_takes_the_last_seat_and_the_first_pairing_number(
         "existing": False,
         "generated_code": True,
     }
-    state = swiss.swiss_state(stage, cells=True)
+    state = swiss_state(stage, cells=True)
     assert state.order == [10, *range(1, 10)]
     assert [c.result for c in state.cells[10]] == ["Z"]  # round 1: not paired, 0 points
 
@@ -122,7 +123,7 @@ def test_the_late_entrant_joins_the_round_after_the_last_one_paired(
     next_round(organizer, round_one_played, capture)  # round 2 paired, its games open
     late = add_late_entrant(organizer, round_one_played, name="Late, Low", nation="ITA")
     assert late.first_round == 3 and late.pairing_number == 10  # no rating: last
-    state = swiss.swiss_state(round_one_played, cells=True)
+    state = swiss_state(round_one_played, cells=True)
     assert [c.result for c in state.cells[10]] == ["Z", "Z"]
 
 
@@ -225,7 +226,7 @@ def test_late_entrants_play_to_the_end_without_a_rematch(organizer, capture, cli
     for rnd in range(3, 6):
         next_round(organizer, stage, capture)
         play_round(organizer, stage, rnd, offset=rnd)
-    assert swiss.swiss_state(stage).complete
+    assert swiss_state(stage).complete
 
     games = list(Game.objects.filter(group=group).values_list("round", "white_id", "black_id"))
     pairs = [frozenset((w, b)) for _, w, b in games]
@@ -311,7 +312,7 @@ def test_swiss_pair_on_the_trf_export_pairs_what_the_stage_pairs(
     lines = out.getvalue().split("\n")[1:-1]
 
     next_round(organizer, stage, capture)
-    order = swiss.swiss_state(stage, cells=True).order
+    order = swiss_state(stage, cells=True).order
     assert order[0] == 14 and order == pairing_order(
         {s.number: s.entrant for s in Seat.objects.filter(group=group).select_related("entrant")}
     )

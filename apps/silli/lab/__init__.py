@@ -12,6 +12,8 @@ the format, the seed and the number of tournaments. The parts:
 * :mod:`~apps.silli.lab.formats` — Silli stages and round robins (by the product's own
   division and group draw) and Swiss tournaments, one simulated tournament each;
 * :mod:`~apps.silli.lab.measures` — the measures of O. Milvang's "Accelerated pairing";
+* :mod:`~apps.silli.lab.report` — a run's report: its settings and measures, typed, and their
+  JSON;
 * :mod:`~apps.silli.lab.engine` — a run and its report.
 """
 
@@ -19,18 +21,22 @@ from .engine import LabConfig, run, simulate
 from .fields import Field, FieldError, entrants_field, parse_field
 from .formats import (
     FormatError,
+    LabFormat,
     Qualification,
     RoundRobinFormat,
     SilliFormat,
     SwissFormat,
     parse_qualification,
 )
+from .report import LabReport
 
 __all__ = [
     "Field",
     "FieldError",
     "FormatError",
     "LabConfig",
+    "LabFormat",
+    "LabReport",
     "Qualification",
     "RoundRobinFormat",
     "SilliFormat",

@@ -1,9 +1,10 @@
 """A run of the lab: N tournaments of one field in one format, and their measures.
 
 :func:`simulate` counts tournaments ``start..stop-1`` into a :class:`~.measures.Tally`;
-:func:`run` does the whole run and returns the report. Each tournament depends only on
-(seed, index) and tallies merge exactly, so ``run`` gives the same report however the
-indices are split (the ``format_lab`` command spreads them over processes).
+:func:`finish` makes the report of a tally (:class:`~.report.LabReport`) and :func:`run` does
+the whole run. Each tournament depends only on (seed, index) and tallies merge exactly, so
+``run`` gives the same report however the indices are split (the ``format_lab`` command
+spreads them over processes).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .fields import Field
-from .formats import Format, Qualification, play, tournament_seed
-from .measures import THRESHOLDS, Tally, report, standings
+from .formats import LabFormat, Qualification, play, tournament_seed
+from .measures import THRESHOLDS, Tally, standings
+from .report import LabReport, measure
 from .results import FORM_SD, check_form_sd
 
 DEFAULT_TOP = 10
@@ -23,7 +25,7 @@ class LabConfig:
     """Everything a run depends on besides the number of tournaments."""
 
     field: Field
-    format: Format
+    format: LabFormat
     seed: str
     qualification: Qualification | None = None
     top: int = DEFAULT_TOP
@@ -60,33 +62,19 @@ def simulate(config: LabConfig, start: int, stop: int) -> Tally:
     return tally
 
 
-def describe(config: LabConfig) -> dict[str, object]:
-    """The run's settings, for the head of a report."""
-    fmt = config.format
-    settings: dict[str, object] = {"name": fmt.name, "tiebreak": fmt.tiebreak}
-    for name in ("group_size", "games", "double", "rounds", "engine", "balance_ratings"):
-        if hasattr(fmt, name):
-            settings[name] = getattr(fmt, name)
-    if hasattr(fmt, "acceleration"):
-        settings["acceleration"] = fmt.acceleration.value
-    return {
-        "field": config.field.name,
-        "format": settings,
-        "qualify": config.qualification.text if config.qualification else None,
-        "seed": config.seed,
-        "form_sd": config.form_sd,
-    }
-
-
-def finish(config: LabConfig, tally: Tally) -> dict[str, object]:
+def finish(config: LabConfig, tally: Tally) -> LabReport:
     """The report of a finished tally: the settings, then the measures."""
-    return {
-        **describe(config),
-        **report(tally, config.field.ratings, config.qualification is not None),
-    }
+    return LabReport(
+        field=config.field.name,
+        format=config.format,
+        qualify=config.qualification.text if config.qualification else None,
+        seed=config.seed,
+        form_sd=config.form_sd,
+        measures=measure(tally, config.field.ratings, config.qualification is not None),
+    )
 
 
-def run(config: LabConfig, tournaments: int) -> dict[str, object]:
+def run(config: LabConfig, tournaments: int) -> LabReport:
     """The report of ``tournaments`` tournaments (indices 0..tournaments-1), in one process."""
     if tournaments < 1:
         raise ValueError("at least one tournament")

@@ -27,13 +27,15 @@ one distance of the formula (each player has one White and one Black game per di
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import ClassVar, Literal, cast
 
 from ...scoring.qualification import Rule, RuleSpec
-from ..draw import ROUND_ROBIN, SILLI, DrawSettings, divide_stage, draw_group
+from ..draw import DrawSettings, divide_stage, draw_group
+from ..entrants import Entrant
+from ..formats import Format
 from ..swiss.acceleration import Acceleration
 from .fields import Field
 from .results import FORM_SD, play_game, results_rng, strengths
@@ -51,11 +53,11 @@ class FormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SilliFormat:
+    kind: ClassVar[Format] = Format.SILLI
     group_size: int = 100
     games: int = 10
     balance_ratings: bool = False
     tiebreak: Tiebreak = "torino"
-    name: str = "silli"
 
     def __post_init__(self) -> None:
         if self.group_size < 2:
@@ -63,26 +65,91 @@ class SilliFormat:
         if self.games < 2 or self.games % 2:
             raise FormatError("a Silli group needs an even number of games per player, at least 2")
 
+    def draw_settings(self, fld: Field) -> DrawSettings:
+        """The product's draw settings for this format on ``fld``."""
+        return DrawSettings(
+            games_per_player=self.games,
+            format=self.kind,
+            min_group_size=self.group_size,
+            separate_nations=fld.nations > 1,
+            avoid_rematches=False,
+            balance_ratings=self.balance_ratings,
+        )
+
+    def divide(self, fld: Field, seed: str) -> list[list[Entrant]]:
+        """The groups the product's division makes of ``fld`` with ``seed`` (engine step 1);
+        a ValueError says why it cannot divide them."""
+        return divide_stage([p.entrant for p in fld.players], self.draw_settings(fld), seed)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.kind.value,
+            "tiebreak": self.tiebreak,
+            "group_size": self.group_size,
+            "games": self.games,
+            "balance_ratings": self.balance_ratings,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> SilliFormat:
+        return cls(
+            group_size=cast(int, data["group_size"]),
+            games=cast(int, data["games"]),
+            balance_ratings=cast(bool, data["balance_ratings"]),
+            tiebreak=cast(Tiebreak, data["tiebreak"]),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class RoundRobinFormat:
+    kind: ClassVar[Format] = Format.ROUND_ROBIN
     group_size: int = 12
     double: bool = False
     tiebreak: Tiebreak = "torino"
-    name: str = "round_robin"
 
     def __post_init__(self) -> None:
         if self.group_size < 2:
             raise FormatError("the group size must be at least 2")
 
+    def draw_settings(self, fld: Field) -> DrawSettings:
+        """The product's draw settings for this format on ``fld`` (a round robin's games per
+        player come from its groups' sizes: the setting is left at its default)."""
+        return DrawSettings(
+            format=self.kind,
+            min_group_size=self.group_size,
+            separate_nations=fld.nations > 1,
+            avoid_rematches=False,
+            double_round_robin=self.double,
+        )
+
+    def divide(self, fld: Field, seed: str) -> list[list[Entrant]]:
+        """As :meth:`SilliFormat.divide`."""
+        return divide_stage([p.entrant for p in fld.players], self.draw_settings(fld), seed)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.kind.value,
+            "tiebreak": self.tiebreak,
+            "group_size": self.group_size,
+            "double": self.double,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> RoundRobinFormat:
+        return cls(
+            group_size=cast(int, data["group_size"]),
+            double=cast(bool, data["double"]),
+            tiebreak=cast(Tiebreak, data["tiebreak"]),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class SwissFormat:
+    kind: ClassVar[Format] = Format.SWISS
     rounds: int = 9
     acceleration: Acceleration = Acceleration.NONE
     engine: str = FAST
     tiebreak: Tiebreak = "buchholz"
-    name: str = "swiss"
 
     def __post_init__(self) -> None:
         if self.rounds < 1:
@@ -90,8 +157,41 @@ class SwissFormat:
         if self.engine not in (FAST, EXACT):
             raise FormatError(f"unknown Swiss engine {self.engine!r}; use fast or exact")
 
+    def divide(self, fld: Field, seed: str) -> list[list[Entrant]]:
+        """The whole field is one group."""
+        return [[p.entrant for p in fld.players]]
 
-Format = SilliFormat | RoundRobinFormat | SwissFormat
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.kind.value,
+            "tiebreak": self.tiebreak,
+            "rounds": self.rounds,
+            "engine": self.engine,
+            "acceleration": self.acceleration.value,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> SwissFormat:
+        return cls(
+            rounds=cast(int, data["rounds"]),
+            acceleration=Acceleration(data["acceleration"]),
+            engine=cast(str, data["engine"]),
+            tiebreak=cast(Tiebreak, data["tiebreak"]),
+        )
+
+
+LabFormat = SilliFormat | RoundRobinFormat | SwissFormat
+"""A format the lab plays, with its settings."""
+
+LAB_FORMATS: dict[Format, type[LabFormat]] = {
+    f.kind: f for f in (SilliFormat, RoundRobinFormat, SwissFormat)
+}
+"""Each kind of format's class in the lab."""
+
+
+def format_from_json(data: Mapping[str, object]) -> LabFormat:
+    """A format from its ``to_json()`` (the ``format`` of a stored report)."""
+    return LAB_FORMATS[Format(str(data["name"]))].from_json(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +254,7 @@ def tournament_seed(seed: str, index: int) -> str:
     return f"{seed}/{index}"
 
 
-def play(fld: Field, fmt: Format, seed: str, index: int, form_sd: float = FORM_SD) -> Played:
+def play(fld: Field, fmt: LabFormat, seed: str, index: int, form_sd: float = FORM_SD) -> Played:
     """Tournament ``index`` of a run with ``seed``; the players' form has the standard
     deviation ``form_sd`` (:mod:`.results`)."""
     chance = results_rng(seed, f"lab/{index}/results")
@@ -172,19 +272,10 @@ def _play_groups(
     uniform: Uniform,
 ) -> Played:
     silli = isinstance(fmt, SilliFormat)
-    settings = DrawSettings(
-        games_per_player=fmt.games if isinstance(fmt, SilliFormat) else 10,
-        format=SILLI if silli else ROUND_ROBIN,
-        min_group_size=fmt.group_size,
-        separate_nations=fld.nations > 1,
-        avoid_rematches=False,
-        double_round_robin=isinstance(fmt, RoundRobinFormat) and fmt.double,
-        balance_ratings=isinstance(fmt, SilliFormat) and fmt.balance_ratings,
-    )
+    settings = fmt.draw_settings(fld)
     index = {p.entrant.code: i for i, p in enumerate(fld.players)}
-    entrants = [p.entrant for p in fld.players]
     played = Played([], [], chronological=not silli)
-    for number, members in enumerate(divide_stage(entrants, settings, seed), start=1):
+    for number, members in enumerate(fmt.divide(fld, seed), start=1):
         group = draw_group(number, members, settings, seed, {})
         seat_of = {s.entrant: s.seat for s in group.seats}
         size = group.size

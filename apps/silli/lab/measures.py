@@ -34,7 +34,6 @@ tallies of parts of a run merge exactly, in any grouping, into the same report.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -276,73 +275,3 @@ def _top_of(keys: dict[int, tuple[KeyFigure, ...]], top: int, seed: str) -> set[
         last += 1
     block = lot_order(ordered[first:last], seed)
     return set(ordered[:first]) | set(block[: top - first])
-
-
-# ---------------------------------------------------------------------------
-# The report
-# ---------------------------------------------------------------------------
-
-
-def _round(x: float, places: int = 6) -> float:
-    return round(x, places)
-
-
-def report(tally: Tally, ratings: Sequence[int], with_qualification: bool) -> dict[str, object]:
-    """The measures as a JSON-ready dict (see the module docstring)."""
-    n, count = tally.players, max(tally.tournaments, 1)
-    means = [s / 2 / count for s in tally.score]
-    rows = []
-    for p in range(n):
-        variance = max(0.0, tally.score_sq[p] / 4 / count - means[p] ** 2)
-        rows.append(
-            {
-                "rank": p + 1,
-                "rating": ratings[p],
-                "mean": _round(means[p], 4),
-                "sd": _round(math.sqrt(variance * count / (count - 1)) if count > 1 else 0.0, 4),
-                "elo_expected": _round(tally.expected[p] / MICRO / count, 4),
-            }
-        )
-    jumps = [means[p + 1] - means[p] for p in range(n - 1)]
-    positive = [j for j in jumps if j > 0]
-    games = max(tally.games, 1)
-    by_round = [
-        _round(d / g, 2) if g else None
-        for d, g in zip(tally.round_diff, tally.round_games, strict=True)
-    ]
-    k = len(tally.finish_top)
-    top_rated = [
-        {
-            "rank": r + 1,
-            "rating": ratings[r],
-            "finish_top": _round(tally.finish_top[r] / count, 4),
-            "qualifies": _round(tally.qualified[r] / count, 4) if with_qualification else None,
-        }
-        for r in range(k)
-    ]
-    return {
-        "tournaments": tally.tournaments,
-        "players": n,
-        "share_rating_diff_over": {
-            str(t): _round(c / games) for t, c in zip(tally.thresholds, tally.over, strict=True)
-        },
-        "mean_opponent_diff": _round(tally.diff_sum / games, 2),
-        "max_opponent_diff": max((d for d in by_round if d is not None), default=None),
-        "opponent_diff_by_round": by_round,
-        "sum_pos_jump": _round(sum(positive), 4),
-        "max_pos_jump": _round(max(positive, default=0.0), 4),
-        "expectation": (
-            _round(tally.expect_hits / 2 / tally.expect_cases)
-            if tally.chronological and tally.expect_cases
-            else None
-        ),
-        "games_per_tournament": _round(tally.games / count, 2),
-        "calendar": (
-            {"rounds": tally.rounds}
-            if tally.chronological
-            else {"games_per_player": tally.games_per_player}
-        ),
-        "top": k,
-        "top_rated": top_rated,
-        "score_by_rank": rows,
-    }

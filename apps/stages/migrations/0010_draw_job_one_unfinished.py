@@ -1,4 +1,4 @@
-"""Draw jobs: one unfinished job per stage, as a constraint. 0008 left at most one per
+"""Draw jobs: one unfinished job per stage, as a constraint. 0009 left at most one per
 stage; the constraint is a migration of its own because PostgreSQL creates no index on a
 table whose rows the same transaction changed (their foreign keys are still to check)."""
 

@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 from apps.silli.entrants import entrants_csv
 from apps.silli.lab import (
     LabConfig,
+    LabReport,
     RoundRobinFormat,
     SilliFormat,
     SwissFormat,
@@ -44,9 +45,9 @@ def swiss_config(seed="s", acceleration=Acceleration.NONE, field="model1:108"):
 
 
 def test_same_seed_same_report_other_seed_other_report():
-    one = json.dumps(run(swiss_config(), 6))
-    assert json.dumps(run(swiss_config(), 6)) == one
-    assert json.dumps(run(swiss_config("t"), 6)) != one
+    one = json.dumps(run(swiss_config(), 6).to_json())
+    assert json.dumps(run(swiss_config(), 6).to_json()) == one
+    assert json.dumps(run(swiss_config("t"), 6).to_json()) != one
 
 
 def test_a_run_split_in_parts_gives_the_same_report():
@@ -60,8 +61,20 @@ def test_a_run_split_in_parts_gives_the_same_report():
     assert finish(config, tally) == whole
 
 
+@pytest.mark.parametrize(
+    "fmt", [SilliFormat(100, 6), RoundRobinFormat(12, double=True), SwissFormat(5, engine="exact")]
+)
+def test_a_report_reads_back_from_its_json(fmt):
+    """The JSON the product stores (``LabRun.results``) gives back the same typed report."""
+    config = LabConfig(parse_field("model1:120"), fmt, "json", parse_qualification("top:25%"))
+    report = run(config, 2)
+    stored = json.loads(json.dumps(report.to_json()))
+    assert LabReport.from_json(stored) == report
+    assert LabReport.from_json(stored).to_json() == stored
+
+
 def test_swiss_measures():
-    report = run(swiss_config(), 10)
+    report = run(swiss_config(), 10).to_json()
     assert KEYS <= report.keys()
     shares = list(report["share_rating_diff_over"].values())
     assert list(report["share_rating_diff_over"]) == [str(t) for t in range(200, 801, 50)]
@@ -80,9 +93,9 @@ def test_swiss_measures():
 
 
 def test_baku_cuts_the_lopsided_games():
-    plain = run(swiss_config(), 10)["share_rating_diff_over"]
-    baku = run(swiss_config(acceleration=Acceleration.BAKU), 10)["share_rating_diff_over"]
-    assert baku["400"] < plain["400"]
+    plain = run(swiss_config(), 10).measures.share_rating_diff_over
+    baku = run(swiss_config(acceleration=Acceleration.BAKU), 10).measures.share_rating_diff_over
+    assert baku[400] < plain[400]
 
 
 def test_silli_stage_by_the_products_draw():
@@ -93,7 +106,7 @@ def test_silli_stage_by_the_products_draw():
     assert [len(g) for g in played.groups] == [104, 103, 103]
     assert played.games_per_player == [10, 10, 10]
     assert len(played.games) == 310 * 5 and played.rounds == 5
-    report = run(config, 3)
+    report = run(config, 3).to_json()
     assert report["calendar"] == {"games_per_player": 10}
     assert report["expectation"] is None
     assert report["games_per_tournament"] == 1550
@@ -116,7 +129,7 @@ def test_round_robin_groups():
     played = play(config.field, config.format, config.seed, 0)
     assert [len(g) for g in played.groups] == [12] * 4
     assert len(played.games) == 4 * 66 and played.rounds == 11
-    report = run(config, 3)
+    report = run(config, 3).to_json()
     assert report["calendar"] == {"rounds": 11}
     assert report["games_per_tournament"] == 264
 

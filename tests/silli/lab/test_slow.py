@@ -20,11 +20,11 @@ PAPER = {
     "swiss": [73.88, 49.21, 31.80, 23.42, 18.58, 13.94, 7.53, 4.61, 2.89, 1.78, 1.07, 0.60, 0.37],
     "baku": [81.46, 53.92, 30.17, 16.31, 8.81, 5.13, 3.07, 1.82, 1.16, 0.71, 0.44, 0.24, 0.15],
 }
-THRESHOLDS = [str(t) for t in range(200, 801, 50)]
+THRESHOLDS = list(range(200, 801, 50))
 
 
 def shares(report):
-    return [100 * report["share_rating_diff_over"][t] for t in THRESHOLDS]
+    return [100 * report.measures.share_rating_diff_over[t] for t in THRESHOLDS]
 
 
 @pytest.mark.parametrize("acceleration", [Acceleration.NONE, Acceleration.BAKU])
@@ -43,7 +43,7 @@ def test_fast_swiss_agrees_with_the_exact_engine(acceleration):
     for t, a, b in zip(THRESHOLDS, fast, exact, strict=True):
         print(f"  > {t}: fast {a:6.2f} %  exact {b:6.2f} %  ({a - b:+.2f})")
     assert all(abs(a - b) <= 1.0 for a, b in zip(fast, exact, strict=True))
-    mean_fast, mean_exact = (reports[e]["mean_opponent_diff"] for e in ("fast", "exact"))
+    mean_fast, mean_exact = (reports[e].measures.mean_opponent_diff for e in ("fast", "exact"))
     assert abs(mean_fast - mean_exact) < 5
 
 
@@ -61,7 +61,7 @@ def test_the_papers_table():
     for name, acceleration in (("swiss", Acceleration.NONE), ("baku", Acceleration.BAKU)):
         config = LabConfig(field, SwissFormat(9, acceleration), "paper", top=0)
         report = run(config, 200)
-        ours[name], means[name] = shares(report), report["mean_opponent_diff"]
+        ours[name], means[name] = shares(report), report.measures.mean_opponent_diff
     print("\n  >      Swiss paper/ours     Baku paper/ours")
     for i, t in enumerate(THRESHOLDS):
         print(

@@ -18,16 +18,20 @@ import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.silli.entrants import EntrantCsvError, parse_entrants_csv
+from apps.silli.formats import Format
 from apps.silli.lab import (
     FieldError,
     FormatError,
     LabConfig,
+    LabFormat,
+    LabReport,
     RoundRobinFormat,
     SilliFormat,
     SwissFormat,
@@ -36,13 +40,12 @@ from apps.silli.lab import (
     parse_qualification,
 )
 from apps.silli.lab.engine import finish, simulate
-from apps.silli.lab.formats import TIEBREAKS, Format
+from apps.silli.lab.formats import TIEBREAKS
 from apps.silli.lab.measures import Tally
 from apps.silli.lab.results import FORM_SD
 from apps.silli.lab.swiss import ENGINES
 from apps.silli.swiss.acceleration import Acceleration
 
-FORMATS = ("silli", "round_robin", "swiss")
 CHUNKS_PER_WORKER = 4
 
 
@@ -58,7 +61,7 @@ class Command(BaseCommand):
         where = parser.add_mutually_exclusive_group(required=True)
         where.add_argument("--field", help="model1:N, model2:N or linear:N:LOW:HIGH")
         where.add_argument("--entrants", help="an entrant CSV file (every entrant rated)")
-        parser.add_argument("--format", choices=FORMATS, required=True)
+        parser.add_argument("--format", choices=[f.value for f in Format], required=True)
         parser.add_argument("--group-size", type=int, help="silli: 100, round_robin: 12")
         parser.add_argument("--games", type=int, default=10, help="silli: games per player")
         parser.add_argument("--double", action="store_true", help="double round robin")
@@ -97,7 +100,7 @@ class Command(BaseCommand):
         seconds = time.perf_counter() - started
         report = finish(config, tally)
         if opts["json"]:
-            self.stdout.write(json.dumps(report, ensure_ascii=False, indent=1))
+            self.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
         else:
             self.stdout.write(summary(report))
         if opts["timing"]:
@@ -128,27 +131,41 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
 
 
-def _format(opts: dict[str, Any]) -> Format:
-    name = opts["format"]
-    extra: dict[str, Any] = {"tiebreak": opts["tiebreak"]} if opts["tiebreak"] else {}
-    group_size = opts["group_size"]
-    if name == "silli":
-        return SilliFormat(
-            group_size=int(group_size or 100),
-            games=int(opts["games"]),
-            balance_ratings=bool(opts["balance_ratings"]),
-            **extra,
-        )
-    if name == "round_robin":
-        return RoundRobinFormat(
-            group_size=int(group_size or 12), double=bool(opts["double"]), **extra
-        )
+def _silli(opts: dict[str, Any], extra: dict[str, Any]) -> SilliFormat:
+    return SilliFormat(
+        group_size=int(opts["group_size"] or 100),
+        games=int(opts["games"]),
+        balance_ratings=bool(opts["balance_ratings"]),
+        **extra,
+    )
+
+
+def _round_robin(opts: dict[str, Any], extra: dict[str, Any]) -> RoundRobinFormat:
+    return RoundRobinFormat(
+        group_size=int(opts["group_size"] or 12), double=bool(opts["double"]), **extra
+    )
+
+
+def _swiss(opts: dict[str, Any], extra: dict[str, Any]) -> SwissFormat:
     return SwissFormat(
         rounds=int(opts["rounds"]),
         acceleration=Acceleration(opts["acceleration"]),
         engine=str(opts["engine"]),
         **extra,
     )
+
+
+# Each format from the command's options (and the tie-break, when one is given).
+FORMATS: dict[Format, Callable[[dict[str, Any], dict[str, Any]], LabFormat]] = {
+    Format.SILLI: _silli,
+    Format.ROUND_ROBIN: _round_robin,
+    Format.SWISS: _swiss,
+}
+
+
+def _format(opts: dict[str, Any]) -> LabFormat:
+    extra: dict[str, Any] = {"tiebreak": opts["tiebreak"]} if opts["tiebreak"] else {}
+    return FORMATS[Format(opts["format"])](opts, extra)
 
 
 def run_parallel(config: LabConfig, tournaments: int, workers: int) -> Tally:
@@ -164,29 +181,25 @@ def run_parallel(config: LabConfig, tournaments: int, workers: int) -> Tally:
     return total
 
 
-def summary(report: dict[str, object]) -> str:
+def summary(report: LabReport) -> str:
     """The main measures as text."""
-    shares = report["share_rating_diff_over"]
-    assert isinstance(shares, dict)
+    m = report.measures
     lines = [
-        f"{report['field']}, {report['format']}, qualify {report['qualify']}, "
-        f"seed {report['seed']}, form σ {report['form_sd']:g}: "
-        f"{report['tournaments']} tournaments",
+        f"{report.field}, {report.format.to_json()}, qualify {report.qualify}, "
+        f"seed {report.seed}, form σ {report.form_sd:g}: "
+        f"{m.tournaments} tournaments",
         "games with a rating difference over: "
-        + ", ".join(f"{t}: {100 * v:.2f}%" for t, v in shares.items()),
-        f"mean opponent difference {report['mean_opponent_diff']}, "
-        f"worst round {report['max_opponent_diff']}",
-        f"positive jumps: sum {report['sum_pos_jump']}, max {report['max_pos_jump']}",
-        f"expectation {report['expectation']}",
-        f"games per tournament {report['games_per_tournament']}, calendar {report['calendar']}",
+        + ", ".join(f"{t}: {100 * v:.2f}%" for t, v in m.share_rating_diff_over.items()),
+        f"mean opponent difference {m.mean_opponent_diff}, worst round {m.max_opponent_diff}",
+        f"positive jumps: sum {m.sum_pos_jump}, max {m.max_pos_jump}",
+        f"expectation {m.expectation}",
+        f"games per tournament {m.games_per_tournament}, calendar {m.calendar.to_json()}",
     ]
-    top = report["top_rated"]
-    assert isinstance(top, list)
-    for row in top:
-        q = row["qualifies"]
+    for row in m.top_rated:
+        q = row.qualifies
         lines.append(
-            f"  rating rank {row['rank']} ({row['rating']}): top {report['top']} "
-            f"{100 * row['finish_top']:.1f}%"
+            f"  rating rank {row.rank} ({row.rating}): top {m.top} "
+            f"{100 * row.finish_top:.1f}%"
             + (f", qualifies {100 * q:.1f}%" if q is not None else "")
         )
     return "\n".join(lines)

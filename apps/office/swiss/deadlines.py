@@ -10,7 +10,7 @@ the stage's ``swiss_at_deadline`` says:
 - ``adjudicate``: the unfinished games go to adjudication (the TDs enter the adjudicator's
   decisions as adjudicated results) and the next round is paired at once
   (``tasks.pair_swiss_round``). For pairing only, each of those games counts as a draw until
-  its result is entered (``swiss._read_cells``); the real result counts for the standings and
+  its result is entered (``state._read_cells``); the real result counts for the standings and
   for every later pairing.
 - ``td``: nothing is paired; the round pairs itself, as always, once its last result is in.
 
@@ -34,7 +34,7 @@ from apps.stages.models import Stage
 from apps.stages.services import locked
 
 from . import tasks
-from .swiss import swiss_state
+from .state import swiss_state
 
 
 def swiss_deadlines_due(now: datetime | None = None) -> list[int]:

@@ -7,7 +7,7 @@ open and whose last round is not paired yet, and gives them the next seat (the g
 
 * the rounds paired before they joined have no game and no bye for them, which every reader
   takes as "not paired, 0 points" (the TRF's ``Z``; FIDE: players known in advance not to
-  play a round are not paired in it and score 0): the pairing (:mod:`.swiss`), the
+  play a round are not paired in it and score 0): the pairing (:mod:`.pairing`), the
   standings, the crosstable and the start list ("–"), "My games" and the TRF export;
 * from the next round on they are paired like everyone else, by pairing number: FIDE's
   initial order (rating, then name, then code) of all the seats now
@@ -34,8 +34,7 @@ from apps.stages.models import Stage
 from apps.stages.services import locked
 from apps.standings.freshness import schedule_recomputes
 
-# The module, not its names: swiss imports tasks, which import publication, which imports this.
-from . import swiss
+from .state import SwissState, require_open_group, swiss_state
 
 # The reason kept on a late entrant's stage entry (data, not shown translated).
 LATE_ENTRY = "late entry"
@@ -76,9 +75,9 @@ class LateEntry:
         }
 
 
-def _check_open(state: swiss.SwissState) -> Group:
+def _check_open(state: SwissState) -> Group:
     """The stage's group, if a late entrant may join now; an ActionError says why not."""
-    group = swiss.require_open_group(
+    group = require_open_group(
         state,
         _(
             "A late entrant joins a Swiss stage once it is drawn and published and until "
@@ -186,7 +185,7 @@ def add_late_entrant(
     )
     with transaction.atomic():
         stage = locked(stage)
-        state = swiss.swiss_state(stage)
+        state = swiss_state(stage)
         group = _check_open(state)
         given = str(checked.get("code") or "")
         entrant = _existing(stage, given, checked) if given else None
