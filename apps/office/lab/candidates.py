@@ -32,9 +32,16 @@ from apps.silli.formula import NoFormulaError, choose_formula, counting_lower_bo
 from apps.silli.lab import Qualification, RoundRobinFormat, SilliFormat, SwissFormat
 from apps.silli.lab.formats import Tiebreak
 from apps.silli.swiss.acceleration import Acceleration
-from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN, Stage
+from apps.stages.models import (
+    GAMES_MAX,
+    GAMES_MIN,
+    GROUP_MAX,
+    GROUP_MIN,
+    SWISS_ROUNDS_MAX,
+    SWISS_ROUNDS_MIN,
+    Stage,
+)
 
-MAX_ROUNDS = 30
 ACCELERATIONS = (Acceleration.NONE.value, Acceleration.BAKU.value)
 QualifyRule = Literal["top_per_group", "top_overall"]
 QUALIFY_RULES: tuple[QualifyRule, ...] = ("top_per_group", "top_overall")
@@ -376,12 +383,13 @@ class SwissCandidate:
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], players: int, bad: Bad) -> SwissCandidate | None:
-        """As :meth:`SilliCandidate.parse`: at most one round fewer than the players (and
-        at most :data:`MAX_ROUNDS`), and an acceleration the lab plays."""
+        """As :meth:`SilliCandidate.parse`: at most one round fewer than the players, within
+        a Swiss stage's bounds (``swiss_rounds`` of the settings' declaration), and an
+        acceleration the lab plays."""
         rounds = whole_number(raw.get("rounds"))
-        most = max(1, min(MAX_ROUNDS, players - 1))
+        most = max(SWISS_ROUNDS_MIN, min(SWISS_ROUNDS_MAX, players - 1))
         fine = True
-        if rounds is None or not 1 <= rounds <= most:
+        if rounds is None or not SWISS_ROUNDS_MIN <= rounds <= most:
             bad(
                 "rounds",
                 _("a Swiss needs from 1 to %(max)s rounds for %(players)s players.")

@@ -23,10 +23,17 @@ from apps.silli.formats import Format
 from apps.silli.lab import LabReport
 from apps.silli.lab.formats import LAB_FORMATS
 from apps.silli.lab.report import Measures
-from apps.stages.models import GAMES_MAX, GAMES_MIN, GROUP_MAX, GROUP_MIN
+from apps.stages.models import (
+    GAMES_MAX,
+    GAMES_MIN,
+    GROUP_MAX,
+    GROUP_MIN,
+    SWISS_ROUNDS_MAX,
+    SWISS_ROUNDS_MIN,
+)
 
 from ..models import LabRun
-from .candidates import ACCELERATIONS, CANDIDATES, MAX_ROUNDS, QUALIFY_RULES
+from .candidates import ACCELERATIONS, CANDIDATES, QUALIFY_RULES
 from .runs import (
     DEFAULT_TOURNAMENTS,
     MAX_CANDIDATES,
@@ -194,7 +201,10 @@ class LabCandidateSerializer(serializers.Serializer):
     )
     balance_ratings = serializers.BooleanField(required=False, help_text="silli division.")
     double_round_robin = serializers.BooleanField(required=False)
-    rounds = serializers.IntegerField(required=False, help_text=f"swiss: rounds (1–{MAX_ROUNDS}).")
+    rounds = serializers.IntegerField(
+        required=False,
+        help_text=f"swiss: rounds ({SWISS_ROUNDS_MIN}–{SWISS_ROUNDS_MAX}, fewer than the players).",
+    )
     acceleration = serializers.ChoiceField(list(ACCELERATIONS), required=False)
     qualify_rule = serializers.CharField(
         required=False,
