@@ -199,6 +199,9 @@ MIDDLEWARE = [
     #   crosstable, JSON list and download uncompressed. The big answers are public data.
     # To exempt a response, give it a Content-Encoding (GZipMiddleware skips those).
     "django.middleware.gzip.GZipMiddleware",
+    # An address or header with a NUL character (%00): 400 with a sentence, before anything
+    # looks up with it (the page cache below reads the database with the address's parts).
+    "apps.core.middleware.NulCharacterMiddleware",
     # Anonymous readers of public pages get stored copies (apps/core/pagecache.py): below
     # GZip (copies go out compressed already), above everything a hit can skip.
     "apps.core.pagecache.PublicPageCacheMiddleware",
@@ -416,6 +419,12 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
+    # JSON bodies nested deeper than apps.core.parsers.JSON_MAX_DEPTH are refused (400).
+    "DEFAULT_PARSER_CLASSES": [
+        "apps.core.parsers.JsonParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": ["apps.accounts.throttles.WriteRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "sign_in": "10/minute",  # per client address, pages and API together

@@ -13,12 +13,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import CsvParser, error_responses, request_csv_text
+from apps.core.api import CsvParser, JsonParser, error_responses, request_csv_text
 from apps.core.people import display_name, td_name
 from apps.core.permissions import require_organizer
 from apps.entrants.models import Entrant
@@ -570,7 +570,7 @@ class StageTdsView(APIView):
     a bad address) is listed in ``details`` and nothing changes. ``?dry_run=1`` only checks
     the file. Organizers."""
 
-    parser_classes = [CsvParser, JSONParser, MultiPartParser]
+    parser_classes = [CsvParser, JsonParser, MultiPartParser]
 
     @extend_schema(
         parameters=[STAGE_ID],

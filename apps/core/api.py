@@ -26,6 +26,7 @@ from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .errors import ActionError, ErrorCode
+from .parsers import JSON_MAX_DEPTH, JsonParser  # noqa: F401 (for the API modules)
 
 
 class ApiErrorCode(StrEnum):

@@ -8,12 +8,15 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
+from django.shortcuts import render
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .api import is_api_path, json_error
 from .errorpages import api_refusal, too_large, too_large_page
 from .errors import ErrorCode
 from .site import remember_site_url
+from .text import NUL
 
 
 class SiteUrlMiddleware:
@@ -26,6 +29,61 @@ class SiteUrlMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         remember_site_url(request)
         return self.get_response(request)
+
+
+def nul_in_address(request: HttpRequest) -> str | None:
+    """Where the request's address or headers hold a NUL character (``path``, ``query`` or
+    the header's name), or None. PostgreSQL's text cannot hold NUL (psycopg refuses the query
+    with ValueError), and no address, parameter or header of this site has one."""
+    if NUL in request.path_info or NUL in request.path:
+        return "path"
+    query = request.META.get("QUERY_STRING", "")
+    if "%00" in query or NUL in query:
+        return "query"
+    for key, value in request.META.items():
+        if key.startswith("HTTP_") and isinstance(value, str) and NUL in value:
+            return key.removeprefix("HTTP_").replace("_", "-").title()
+    return None
+
+
+class NulCharacterMiddleware:
+    """Refuses with 400 and a sentence a request whose path, query string or a header holds a
+    NUL character (``%00``), before any code looks anything up with it — the public pages'
+    cache, the session, a view's query: PostgreSQL cannot compare text with NUL in it, so
+    such a value would otherwise end in a server error. Form fields and JSON strings are
+    checked by their fields (Django's and DRF's ``CharField`` refuse NUL with the field's
+    error); uploaded files by what reads them.
+
+    Placed above the public pages' cache (whose key reads the database with the address's
+    parts), so it picks the answer's language itself (cookie or Accept-Language)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        where = nul_in_address(request)
+        if where is None:
+            return self.get_response(request)
+        with translation.override(translation.get_language_from_request(request)):
+            if where == "path":
+                message = _(
+                    "The address holds a NUL character (%(code)s), which no address of this "
+                    "site has; remove it and try again."
+                )
+            elif where == "query":
+                message = _(
+                    "The address's query string holds a NUL character (%(code)s), which no "
+                    "parameter of this site takes; remove it and try again."
+                )
+            else:
+                message = _(
+                    "The request's %(header)s header holds a NUL character (%(code)s), which "
+                    "no header of this site takes; remove it and try again."
+                )
+            message %= {"code": "%00", "header": where}
+            if is_api_path(request.path_info):
+                return json_error(ErrorCode.INVALID_INPUT, message, 400)
+            return render(request, "400.html", {"message": message}, status=400)
 
 
 def body_length(request: HttpRequest) -> int:

@@ -13,11 +13,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import CsvParser, error_responses, request_csv_text
+from apps.core.api import CsvParser, JsonParser, error_responses, request_csv_text
 from apps.core.permissions import require_organizer
 from apps.stages.lookups import stage_for_action, stage_for_reading
 
@@ -172,7 +172,7 @@ class EntrantImportView(APIView):
     find the outcome in its ``result`` (or the bad rows in ``details``). One import of a
     stage runs at a time (409)."""
 
-    parser_classes = [CsvParser, JSONParser, MultiPartParser]
+    parser_classes = [CsvParser, JsonParser, MultiPartParser]
 
     @extend_schema(
         parameters=[STAGE_ID, ImportQuerySerializer],

@@ -236,7 +236,7 @@ def entrant_list(request: HttpRequest, stage: Stage) -> HttpResponse:
                 return redirect(entrants_url(stage))
         else:
             status = 400
-    query = request.GET.get("q", "").replace("\x00", "").strip()[:200]
+    query = request.GET.get("q", "").strip()[:200]  # no NUL: NulCharacterMiddleware
     entries = StageEntry.objects.filter(stage=stage).select_related("entrant")
     if query:
         entries = entries.filter(Q(entrant__name__icontains=query) | Q(entrant__code=query))
@@ -256,7 +256,7 @@ def entrant_list(request: HttpRequest, stage: Stage) -> HttpResponse:
 def entrant_edit(request: HttpRequest, stage: Stage, code: str) -> HttpResponse:
     """Change one entrant's details (not the code) while registration is open."""
     entries = StageEntry.objects.select_related("entrant").filter(stage=stage)
-    entry = entries.filter(entrant__code=code).first() if "\x00" not in code else None
+    entry = entries.filter(entrant__code=code).first()  # no NUL: NulCharacterMiddleware
     if entry is None:
         raise Http404(_("No entrant of this stage has the code %(code)s.") % {"code": code})
     try:

@@ -12,12 +12,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from apps.core.api import CsvParser, decode_text, error_responses
+from apps.core.api import CsvParser, JsonParser, decode_text, error_responses
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
@@ -595,7 +595,7 @@ IMPORT_RESPONSES = {200: ResultImportReportSerializer, **error_responses(400, 40
 
 
 class ResultImportViewBase(APIView):
-    parser_classes = [CsvParser, PgnParser, JSONParser, MultiPartParser]
+    parser_classes = [CsvParser, PgnParser, JsonParser, MultiPartParser]
     content_negotiation_class = FileFormatNegotiation
 
 

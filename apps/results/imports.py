@@ -53,6 +53,7 @@ from apps.core.bulk import update_rows
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer, require_result_entry
 from apps.core.results import Result
+from apps.core.text import lines_with_nul
 from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
 from apps.standings.freshness import schedule_recomputes
@@ -568,7 +569,23 @@ def guess_format(text: str) -> str:
 
 
 def read_lines(text: str, file_format: str) -> list[Line]:
-    """The file's lines, read as ``file_format`` (``csv`` or ``pgn``)."""
+    """The file's lines, read as ``file_format`` (``csv`` or ``pgn``). A file with NUL
+    characters is refused before it is read, each line with one listed (no code, name, tag or
+    score can hold NUL: PostgreSQL's text cannot)."""
+    nul_lines = lines_with_nul(text)
+    if nul_lines:
+        raise _bad_lines(
+            [
+                Problem(
+                    number,
+                    _(
+                        "the line holds a NUL character (U+0000), which no code, name or "
+                        "score has; remove it"
+                    ),
+                )
+                for number in nul_lines
+            ]
+        )
     lines = read_pgn(text) if file_format == "pgn" else read_csv(text)
     if not lines:
         raise ActionError(

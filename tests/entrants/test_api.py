@@ -246,5 +246,5 @@ def test_an_entrant_stored_before_the_rules_can_be_mended_or_removed(org, stage)
     mended = org.patch(address, {"nation": "ITA"}, format="json")
     assert mended.status_code == 200 and mended.json()["nation"] == "ITA"
     assert org.delete(address).status_code == 204
-    assert org.delete(base(stage) + "A%00/").status_code == 404
+    assert org.delete(base(stage) + "A%00/").status_code == 400  # NUL: NulCharacterMiddleware
     assert org.delete(base(stage) + "X" * 40 + "/").status_code == 404
