@@ -31,6 +31,7 @@ from apps.core.errors import ActionError
 from apps.silli.entrants import COLUMNS, REQUIRED, EntrantCsvError, RowError, parse_entrant_rows
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.stages.models import Stage
+from apps.stages.services import locked
 
 from . import services
 from .models import ImportJob
@@ -252,7 +253,7 @@ def _finish(job_id: int, parsed: services.ParsedFile) -> str:
     transaction: the stage is locked first, as every action on it does, then the job."""
     stage_id = ImportJob.objects.values_list("stage_id", flat=True).get(pk=job_id)
     with transaction.atomic():
-        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage_id)
+        stage = locked(Stage(pk=stage_id))
         job = (
             ImportJob.objects.select_for_update(of=("self",))
             .select_related("started_by")

@@ -42,7 +42,7 @@ from apps.silli.draw import (
 )
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.stages.models import DrawJob, DrawJobGroup, Stage
-from apps.stages.services import move
+from apps.stages.services import locked, move
 
 log = logging.getLogger(__name__)
 BATCH = 10_000
@@ -260,11 +260,14 @@ def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int
 
 def finish(job_id: int) -> bool:
     """Step 3: write the draw into the stage's tables. Returns True if this call wrote it."""
+    stage_id = DrawJob.objects.values_list("stage_id", flat=True).get(pk=job_id)
     with transaction.atomic():
-        job = DrawJob.objects.select_for_update().select_related("stage").get(pk=job_id)
+        # The stage, then its job (the lock order of apps.core.locking, as start_draw).
+        stage = locked(Stage(pk=stage_id))
+        job = DrawJob.objects.select_for_update(of=("self",)).get(pk=job_id)
+        job.stage = stage
         if job.finished or job.group_results.filter(payload__isnull=True).exists():
             return False
-        stage = Stage.objects.select_for_update().get(pk=job.stage_id)
         latest = stage.draw_jobs.order_by("-id").first()  # the last one started
         if latest is None or latest.pk != job.pk:
             job.mark_failed("A newer draw of this stage replaced this one.")

@@ -29,7 +29,7 @@ from apps.scoring import qualification as q
 from apps.scoring.points import points_text
 from apps.silli.entrants import entrants_digest
 from apps.stages.models import Stage
-from apps.stages.services import move
+from apps.stages.services import locked, move
 from apps.standings.fallback import fallback_keys, points_lost_before
 from apps.standings.freshness import stage_pending
 from apps.standings.groups import chain, stage_games_per_player
@@ -289,7 +289,7 @@ def decline_extra_entries(user, stage: Stage, reason: str) -> list[Adjustment]:
 
 def _open_stage(stage: Stage) -> Stage:
     """The stage, locked, while its qualification can still change."""
-    stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+    stage = locked(stage)
     if stage.status not in (Stage.Status.PUBLISHED, Stage.Status.CLOSED):
         raise ActionError(
             ErrorCode.WRONG_STATUS,
@@ -328,7 +328,7 @@ def set_rule(
             _("The rule's value is not valid: %(error)s") % {"error": error},
         ) from error
     with transaction.atomic():
-        stage = Stage.objects.select_related("tournament").select_for_update().get(pk=stage.pk)
+        stage = locked(stage)
         following = next_stage(stage)
         if following is not None and following.entries.exists():
             raise ActionError(

@@ -22,7 +22,9 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer, require_result_entry
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
-from apps.stages.services import move
+from apps.stages.services import locked, move
+
+from .services import locked_group
 
 # How many open games a refusal lists by name before it just counts them.
 LISTED = 10
@@ -103,11 +105,7 @@ def _in_play(stage: Stage, doing: str) -> None:
 
 
 def _locked_group(group: Group) -> Group:
-    return (
-        Group.objects.select_for_update(of=("self",))
-        .select_related("stage__tournament")
-        .get(pk=group.pk)
-    )
+    return locked_group(group.pk)
 
 
 def close_group(user, group: Group) -> Group:
@@ -176,7 +174,7 @@ def send_to_adjudication(user, stage: Stage) -> int:
 
 
 def _locked_stage(pk: int) -> Stage:
-    return Stage.objects.select_related("tournament").select_for_update().get(pk=pk)
+    return locked(Stage(pk=pk))
 
 
 def _request_adjudication(actor, stage: Stage, *, automatic: bool) -> int:

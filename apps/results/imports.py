@@ -11,7 +11,7 @@ The work comes in three steps, none of them knowing HTTP:
    (White, Black), and says what is wrong with it: an unknown player, no such pairing, the
    colours swapped, a game listed twice, finished already with another result, a closed group.
 3. **Applying** (:func:`import_results` without ``dry_run``) does it all again in one
-   transaction with the games (then their groups) locked, so a refusal changes nothing and
+   transaction with the groups (then their games) locked, so a refusal changes nothing and
    what is applied is what the locked rows allow. Changed games are written with
    ``update_rows`` (on PostgreSQL, for more than a few games, one COPY and one
    ``UPDATE … FROM``), one ``results.imported`` audit event sums the import up (with a
@@ -858,8 +858,8 @@ class _Plan:
 
 def _locked_groups(ids: set[int]) -> dict[int, Group]:
     """The groups, locked (in id order) and read again: a group closed meanwhile refuses its
-    lines. Locked after their games, the order result entry takes them in (the game, then
-    the group's standings mark)."""
+    lines. Locked before their games, as result entry and closing a group take them
+    (``apps.core.locking``)."""
     groups = (
         Group.objects.select_for_update(of=("self",))
         .only("id", "stage_id", "number", "closed_at")
@@ -874,7 +874,7 @@ def _locked_groups(ids: set[int]) -> dict[int, Group]:
 
 def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
     """Every line against its game: what to change, what is unchanged, and every problem.
-    With ``lock`` the games and then their groups are locked and read again first."""
+    With ``lock`` the groups and then their games are locked and read again first."""
     plan = _Plan()
     _find_elsewhere(scope, lines)
     first_line: dict[int, int] = {}
@@ -893,8 +893,14 @@ def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
                 if not line.problems:
                     matched.append((line, game_id))
         plan.problems += [Problem(line.line, message) for message in line.problems]
-    games = _games([game_id for _line, game_id in matched], lock=lock)
-    groups = _locked_groups({g.group_id for g in games.values()}) if lock else scope.groups
+    ids = [game_id for _line, game_id in matched]
+    if lock:  # the groups first, then their games (the lock order: apps.core.locking)
+        wanted = set(ids)
+        whites = {game: white for (white, _black), game in scope.games.items() if game in wanted}
+        groups = _locked_groups({scope.players[white][2] for white in whites.values()})
+    else:
+        groups = scope.groups
+    games = _games(ids, lock=lock)
     results = {r.value: r for r in Result}
     for line, game_id in matched:
         game = games[game_id]

@@ -95,8 +95,21 @@ def enter_result(
         )
 
 
+def locked_group(pk: int) -> Group:
+    """The group, locked for the caller's transaction (with its stage and tournament, not
+    locked). Every write into a group's games takes it first, as closing the group does, so a
+    write either commits before the close or sees the group closed (the lock order:
+    ``apps.core.locking``)."""
+    return (
+        Group.objects.select_for_update(of=("self",)).select_related("stage__tournament").get(pk=pk)
+    )
+
+
 def locked_game(pk: int) -> Game:
-    """The game, locked for the caller's transaction, with its group, stage and players."""
+    """The game, locked for the caller's transaction after its group (:func:`locked_group`),
+    with its group (read under that lock), stage and players."""
+    group_id = Game.objects.filter(pk=pk).values_list("group_id", flat=True).get()
+    locked_group(group_id)
     return (
         Game.objects.select_for_update(of=("self",))
         .select_related("group__stage__tournament", "white", "black")
@@ -192,6 +205,14 @@ def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
     if not reason:
         raise ActionError(ErrorCode.INVALID_INPUT, _("Give the reason for the withdrawal."))
     with transaction.atomic():
+        # The entrant's group (one seat per stage) first, then the entry and the games.
+        seat_group = (
+            Group.objects.filter(seats__stage_id=entry.stage_id, seats__entrant_id=entry.entrant_id)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if seat_group is not None:
+            locked_group(seat_group)
         entry = (
             StageEntry.objects.select_for_update(of=("self",))
             .select_related("stage__tournament", "entrant")

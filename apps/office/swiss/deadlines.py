@@ -71,7 +71,7 @@ def _pass_deadline(round_id: int, stage_id: int, now: datetime) -> bool:
             or not stage.is_swiss
         ):
             return False
-        state = swiss_state(stage)
+        state = swiss_state(stage, lock=True)
         if state.group is None or state.group.pk != rnd.group_id or state.paired != rnd.number:
             return False  # not the current round (the next one is paired)
         mode = stage.swiss_at_deadline

@@ -185,7 +185,7 @@ def add_late_entrant(
     )
     with transaction.atomic():
         stage = locked(stage)
-        state = swiss_state(stage)
+        state = swiss_state(stage, lock=True)  # the stage, then its group (core.locking)
         group = _check_open(state)
         given = str(checked.get("code") or "")
         entrant = _existing(stage, given, checked) if given else None
@@ -197,7 +197,6 @@ def add_late_entrant(
         entry = StageEntry.objects.create(
             stage=stage, entrant=entrant, source=StageEntry.Source.REGISTERED, reason=LATE_ENTRY
         )
-        group = Group.objects.select_for_update().get(pk=group.pk)
         group.size += 1
         group.save(update_fields=["size"])
         seat = Seat.objects.create(stage=stage, group=group, number=group.size, entrant=entrant)

@@ -81,7 +81,7 @@ def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> in
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
-        state = swiss_state(stage)
+        state = swiss_state(stage, lock=adjudicate_open)
         if adjudicate_open:
             _send_open_games_to_adjudication(user, state)
         round_number = _check_can_pair(state, None)
@@ -148,7 +148,7 @@ def pair_next_round(
         require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
-        state = swiss_state(stage, cells=True)
+        state = swiss_state(stage, cells=True, lock=True)
         if round_number is not None and state.paired >= round_number:
             return _existing(state, round_number)
         number = _check_can_pair(state, round_number)

@@ -41,6 +41,7 @@ from apps.core.models import AuditEvent
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye, SwissRound
+from apps.results.services import locked_group
 from apps.silli.swiss_system import RankedPlayer, SeatRound, pairing_order
 from apps.stages.models import Stage
 
@@ -114,11 +115,17 @@ def swiss_group(stage: Stage) -> Group | None:
     return stage.groups.order_by("number").first()
 
 
-def swiss_state(stage: Stage, *, cells: bool = False) -> SwissState:
-    """The stage's rounds; with ``cells``, every seat's record too (what pairing needs)."""
+def swiss_state(stage: Stage, *, cells: bool = False, lock: bool = False) -> SwissState:
+    """The stage's rounds; with ``cells``, every seat's record too (what pairing needs).
+
+    ``lock``: the caller's transaction has locked the stage and writes into its group (a
+    round, a late entrant's seat, a deadline): the group is locked too, after the stage and
+    before anything in it, and read under that lock (``apps.core.locking``)."""
     if not stage.is_swiss:
         raise ActionError(ErrorCode.WRONG_STATUS, _("This stage is not a Swiss stage."))
     group = swiss_group(stage)
+    if group is not None and lock:
+        group = locked_group(group.pk)
     rounds = stage.swiss_rounds or 0
     if group is None:
         return SwissState(stage, None, rounds, 0, 0)
