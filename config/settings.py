@@ -216,6 +216,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A deadlock or lock timeout a view ran into: 503 with a sentence (apps/core/locking.py).
+    "apps.core.middleware.LockConflictMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -26,6 +26,7 @@ from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .errors import ActionError, ErrorCode
+from .locking import RETRY_AFTER_SECONDS, lock_conflict, lock_conflict_message
 from .parsers import JSON_MAX_DEPTH, JsonParser  # noqa: F401 (for the API modules)
 
 
@@ -40,6 +41,7 @@ class ApiErrorCode(StrEnum):
     THROTTLED = "throttled"
     REQUEST_TOO_LARGE = "request_too_large"
     TOO_MANY_FIELDS = "too_many_fields"
+    BUSY = "busy"
     SERVER_ERROR = "server_error"
 
 
@@ -195,11 +197,20 @@ def _api_error(exc: exceptions.APIException, context: dict) -> dict:
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every error as ``{code, message, details}``.
 
+    A lock conflict (a deadlock, a lock timeout: ``apps.core.locking``) answers 503 with
+    ``Retry-After``: nothing was changed and the same request succeeds when sent again.
     Anything else (a bug) is left to Django, which logs it and answers 500.
     """
     if isinstance(exc, ActionError):
         set_rollback()
         return Response(_error(exc.code, exc.message, exc.details), status=exc.http_status)
+    if lock_conflict(exc):
+        set_rollback()
+        return Response(
+            _error(ApiErrorCode.BUSY, lock_conflict_message()),
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = drf_exception_handler(exc, context)

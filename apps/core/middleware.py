@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from django.conf import settings
@@ -12,11 +13,14 @@ from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from .api import is_api_path, json_error
+from .api import ApiErrorCode, is_api_path, json_error
 from .errorpages import api_refusal, too_large, too_large_page
 from .errors import ErrorCode
+from .locking import RETRY_AFTER_SECONDS, lock_conflict, lock_conflict_message
 from .site import remember_site_url
 from .text import NUL
+
+logger = logging.getLogger(__name__)
 
 
 class SiteUrlMiddleware:
@@ -84,6 +88,32 @@ class NulCharacterMiddleware:
             if is_api_path(request.path_info):
                 return json_error(ErrorCode.INVALID_INPUT, message, 400)
             return render(request, "400.html", {"message": message}, status=400)
+
+
+class LockConflictMiddleware:
+    """A page (or a view under /api/ outside DRF, whose own handler answers the same) that
+    ran into a lock conflict — a deadlock PostgreSQL broke, a lock timeout, SQLite's
+    "database is locked" (``apps.core.locking``) — answers 503 with a sentence and
+    ``Retry-After`` instead of a server error: nothing was changed, and sending the form
+    again works."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not lock_conflict(exception):
+            return None
+        logger.warning("Lock conflict on %s %s: %s", request.method, request.path, exception)
+        message = lock_conflict_message()
+        if is_api_path(request.path_info):
+            response: HttpResponse = json_error(ApiErrorCode.BUSY, message, 503)
+        else:
+            response = render(request, "503.html", {"message": message}, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
 
 
 def body_length(request: HttpRequest) -> int:
