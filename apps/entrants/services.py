@@ -36,7 +36,7 @@ from apps.stages.models import Stage
 from apps.stages.services import locked, move
 
 from .fields import invalid_fields
-from .models import Entrant, StageEntry
+from .models import Entrant, ImportJob, StageEntry
 
 # The details of an entrant an organizer may change (the code is its key and stays).
 EDITABLE = ("name", "nation", "rating", "person", "email")
@@ -623,12 +623,42 @@ def export_entrants_csv(stage) -> str:
     return entrants_csv(engine_entrants(stage))
 
 
+def require_no_import_running(stage: Stage) -> None:
+    """Refuse (409) while an import job of the stage's entrants is waiting or running (read
+    under the stage's lock, which a job takes to write): closing now would freeze a list the
+    job is about to change, and the job would then fail. A job lost past its time limit is
+    marked failed here and does not stand in the way."""
+    job = ImportJob.objects.filter(stage=stage, status__in=ImportJob.UNFINISHED).first()
+    if job is None:
+        return
+    if job.past_time_limit() and ImportJob.fail(job.pk, ImportJob.time_limit_message()):
+        return
+    if job.dry_run:
+        message = _(
+            "A check of an entrant file (%(done)s of %(total)s rows read) is still running for "
+            "this stage; close registration once it has finished, or after importing the file."
+        )
+    else:
+        message = _(
+            "An entrant import (%(done)s of %(total)s rows read) is still running for this "
+            "stage; close registration once it has finished, so the list you freeze is the "
+            "imported one."
+        )
+    raise ActionError(
+        ErrorCode.CONFLICT,
+        message % {"done": job.done_rows, "total": job.total_rows},
+        [{"import_job": job.pk, "status": job.status}],
+    )
+
+
 def close_registration(user, stage: Stage) -> Stage:
-    """Freeze the entrant list and record its SHA-256 digest."""
+    """Freeze the entrant list and record its SHA-256 digest; refused while an entrant
+    import job of the stage is waiting or running (:func:`require_no_import_running`)."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
         move(stage, Stage.Status.REGISTRATION_CLOSED, _("close registration"))
+        require_no_import_running(stage)
         entrants = engine_entrants(stage)
         if not entrants:
             raise ActionError(ErrorCode.INVALID_INPUT, _("The stage has no entrants yet."))

@@ -28,6 +28,7 @@ from apps.entrants.models import Entrant, ImportJob, StageEntry
 from apps.entrants.services import close_registration, engine_entrants
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
+from apps.stages.models import Stage
 
 pytestmark = pytest.mark.django_db
 
@@ -263,7 +264,9 @@ def test_a_task_delivered_again_while_running_imports_once(organizer, stage, no_
 
 def test_a_job_refused_when_it_runs_fails_and_writes_nothing(organizer, stage, no_worker):
     job = jobs.start_import(organizer, stage, big_file(30))
-    close_registration(organizer, stage)  # before a worker took the job
+    # Closing registration is refused while the job waits (test_close_registration_jobs.py);
+    # the job still checks the stage itself when it runs.
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.REGISTRATION_CLOSED)
     assert tasks.run_import(job.pk) == ImportJob.Status.FAILED
     job.refresh_from_db()
     assert "Registration for this stage is closed" in job.error
