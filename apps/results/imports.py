@@ -58,6 +58,7 @@ from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
 from apps.standings.freshness import schedule_recomputes
 
+from .models import PGN_MAX_LENGTH
 from .services import require_group_open, require_in_play, require_result_code
 from .signals import announce
 
@@ -349,10 +350,25 @@ def _refuse_file(line: int, message: str) -> ActionError:
     return _bad_lines([Problem(line, message)])
 
 
+def score_length_problem(length: int) -> str | None:
+    """The refusal of a game score ``length`` characters long, or None if it is short enough:
+    every road a score comes in by (result entry, reports, the API, the results import)
+    keeps to ``PGN_MAX_LENGTH`` characters, the score as stored with its tags."""
+    if length <= PGN_MAX_LENGTH:
+        return None
+    return _(
+        "the game score is %(length)s characters long, more than the %(limit)s a game score "
+        "may have; shorten its comments or variations"
+    ) % {"length": f"{length:,}", "limit": f"{PGN_MAX_LENGTH:,}"}
+
+
 def _csv_score(text: str, result: str) -> tuple[_Score | None, list[str]]:
     """A CSV cell's game score (PGN movetext or a whole PGN game) and its problems."""
     if not text.strip():
         return None, []
+    too_long = score_length_problem(len(text))
+    if too_long:
+        return None, [too_long]  # not even read
     reader = _LineCountingReader(text)
     game = _read_score(reader)
     if game is None:
@@ -394,7 +410,15 @@ def checked_game_score(game: Game, result: str, text: str) -> str:
     headers["White"], headers["Black"] = game.white.name, game.black.name
     headers["Result"] = result
     headers["WhiteCode"], headers["BlackCode"] = game.white.code, game.black.code
-    return score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+    stored = score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+    too_long = score_length_problem(len(stored))
+    if too_long:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _("The game score is refused: %(problems)s.") % {"problems": too_long},
+            [{"field": "pgn", "message": too_long}],
+        )
+    return stored
 
 
 def read_csv(text: str) -> list[Line]:
@@ -919,6 +943,10 @@ def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
             )
             continue
         pgn = _stored_pgn(scope, game, line, result)
+        too_long = score_length_problem(len(pgn))
+        if too_long:
+            plan.problems.append(Problem(line.line, too_long))
+            continue
         new_score = bool(pgn) and pgn != game.pgn
         new_date = line.finished_on is not None and line.finished_on != game.finished_on
         if game.result and not (new_score or new_date):

@@ -10,8 +10,10 @@ from django.utils.translation import gettext_lazy as _
 from apps.core.choices import TextChoices
 from apps.core.results import Result
 
-# The longest game score a form or an API request takes (a game fits in far less; the request
-# body limit guards the rest).
+# The longest game score, in characters, on every road one comes in by: the result and report
+# forms and API fields, result entry and players' reports (the score as stored, with its
+# tags: imports.checked_game_score), the results import (each CSV cell and each PGN game,
+# as stored). A game with its comments fits in far less; a page shows the score whole.
 PGN_MAX_LENGTH = 100_000
 
 
