@@ -150,3 +150,10 @@ def test_every_api_view_parses_json_with_the_depth_limit():
         if issubclass(parser, JSONParser) and not issubclass(parser, JsonParser)
     ]
     assert plain == []
+
+
+def test_a_nul_in_a_header_is_400_before_the_token_or_session_is_looked_up(client, cup):
+    response = APIClient().get("/api/tournaments/", HTTP_AUTHORIZATION="Token abc\x00def")
+    assert_api_refusal(response, "NUL", "Authorization")
+    # The test client escapes its cookies; a raw header is what a hostile client sends.
+    assert client.get("/t/hostile-cup/", HTTP_COOKIE="sessionid=abc\x00def").status_code == 400
