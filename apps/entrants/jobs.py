@@ -28,6 +28,8 @@ from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.jobs import percent_done
 from apps.core.permissions import require_organizer
+from apps.core.text import lines_with_nul
+from apps.silli.entrants import RowError
 from apps.stages.services import locked
 
 from . import services, tasks
@@ -195,6 +197,17 @@ def _start(
             ErrorCode.INVALID_INPUT,
             _("An import adds to the list or replaces it (add, replace), not %(mode)s.")
             % {"mode": mode},
+        )
+    nul_lines = lines_with_nul(text)
+    if nul_lines:  # the job keeps the file in a text column, which cannot hold NUL
+        raise services.bad_rows(
+            [
+                RowError(
+                    line,
+                    _("the row contains the control character U+0000 (NUL); remove it"),
+                )
+                for line in nul_lines
+            ]
         )
     with transaction.atomic():
         stage = locked(stage)

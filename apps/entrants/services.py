@@ -71,7 +71,12 @@ class ImportPreview:
 
 
 def _bad_rows(exc: EntrantCsvError) -> ActionError:
-    count = len(exc.errors)
+    return bad_rows(exc.errors)
+
+
+def bad_rows(errors: list[RowError]) -> ActionError:
+    """The refusal of an entrant file listing every bad row (nothing was imported)."""
+    count = len(errors)
     return ActionError(
         ErrorCode.BAD_ROWS,
         ngettext(
@@ -82,7 +87,7 @@ def _bad_rows(exc: EntrantCsvError) -> ActionError:
             count,
         )
         % {"count": count},
-        [{"line": e.line, "message": e.message} for e in exc.errors],
+        [{"line": e.line, "message": e.message} for e in errors],
     )
 
 
