@@ -451,6 +451,10 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apps.core.schema.document_common_errors",
     ],
+    # Numbers in addresses (apps/core/converters.py): integers of at most 18 digits.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}
+    },
     "ENUM_NAME_OVERRIDES": {
         "StageStatusEnum": "apps.stages.models.Stage.Status",
         "DrawJobStatusEnum": "apps.stages.models.DrawJob.Status",

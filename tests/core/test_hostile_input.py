@@ -157,3 +157,22 @@ def test_a_nul_in_a_header_is_400_before_the_token_or_session_is_looked_up(clien
     assert_api_refusal(response, "NUL", "Authorization")
     # The test client escapes its cookies; a raw header is what a hostile client sends.
     assert client.get("/t/hostile-cup/", HTTP_COOKIE="sessionid=abc\x00def").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "/api/groups/8008962745658717108118/games/",
+        "/api/stages/99999999999999999999/",
+        "/api/games/9223372036854775808/",
+    ],
+)
+def test_an_id_too_large_for_the_database_is_an_address_of_nothing(db, address):
+    """Found by the schema fuzz: a 22-digit id overflowed the database's integers (500)."""
+    response = APIClient().get(address)
+    assert response.status_code == 404, response.content[:300]
+    assert response.json()["code"] == "not_found"
+
+
+def test_a_page_address_with_a_number_too_large_is_404(client, cup):
+    assert client.get("/t/hostile-cup/s/99999999999999999999/").status_code == 404
