@@ -6,7 +6,7 @@ Locally a missing service skips the test, so `make test` works on a bare machine
 it behind a skip.
 
 Celery tasks run inside the test process, even in CI where CELERY_BROKER_URL names Redis and
-no worker listens; tests/integration starts a real worker where that is the point.
+no worker listens; tests/worlds/worker.py starts a real worker where that is the point.
 """
 
 import functools
