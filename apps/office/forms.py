@@ -203,7 +203,8 @@ class FormulaField(forms.JSONField):
         return initial if self.disabled else data
 
     def to_python(self, value) -> list[int] | None:
-        text = "" if value in self.empty_values else str(value)
+        # A frozen field's value is the stored list itself (``bound_data``), not typed text.
+        text = "" if value in self.empty_values else str(self.prepare_value(value))
         parts = text.replace(",", " ").split()
         if not parts:
             return None
