@@ -37,7 +37,7 @@ urlpatterns = [
         TournamentClaimLinksView.as_view(),
         name="api-tournament-claim-links",
     ),
-    path("stages/<int:pk>/tds/", StageTdsView.as_view(), name="api-stage-tds"),
+    path("stages/<id:pk>/tds/", StageTdsView.as_view(), name="api-stage-tds"),
     path("organizers/", OrganizerListView.as_view(), name="api-organizers"),
-    path("organizers/<int:user_id>/", OrganizerView.as_view(), name="api-organizer"),
+    path("organizers/<id:user_id>/", OrganizerView.as_view(), name="api-organizer"),
 ]

@@ -36,5 +36,5 @@ urlpatterns = [
     path(STAGE + "tds/", views.stage_tds, name="stage-tds"),
     path(STAGE + "tds/group/", views.stage_td_group, name="stage-tds-group"),
     path("staff/organizers/", views.staff_organizers, name="staff-organizers"),
-    path("staff/organizers/<int:user_id>/", views.staff_organizer, name="staff-organizer"),
+    path("staff/organizers/<id:user_id>/", views.staff_organizer, name="staff-organizer"),
 ]

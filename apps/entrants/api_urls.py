@@ -12,25 +12,25 @@ from .api import (
 
 urlpatterns = [
     path(
-        "stages/<int:pk>/entrants/",
+        "stages/<id:pk>/entrants/",
         StageEntrantListView.as_view(),
         name="api-stage-entrants",
     ),
     path(
-        "stages/<int:pk>/entrants.csv",
+        "stages/<id:pk>/entrants.csv",
         StageEntrantCsvView.as_view(),
         name="api-stage-entrants-csv",
     ),
     path(
-        "stages/<int:pk>/entrants/import/",
+        "stages/<id:pk>/entrants/import/",
         EntrantImportView.as_view(),
         name="api-stage-entrants-import",
     ),
-    path("import-jobs/<int:pk>/", ImportJobView.as_view(), name="api-import-job"),
+    path("import-jobs/<id:pk>/", ImportJobView.as_view(), name="api-import-job"),
     # After the import: the import's address also serves an entrant whose code is "import".
     # Any code can be addressed, even one from before the code rules ("A/1").
     path(
-        "stages/<int:pk>/entrants/<path:code>/",
+        "stages/<id:pk>/entrants/<path:code>/",
         StageEntrantView.as_view(),
         name="api-stage-entrant",
     ),

@@ -9,9 +9,9 @@ from . import views
 urlpatterns = [
     path(STAGE + "import/", views.import_preview, name="stage-import"),
     path(STAGE + "import/confirm/", views.import_confirm, name="stage-import-confirm"),
-    path(STAGE + "imports/<int:job_id>/", views.import_job, name="stage-import-job"),
+    path(STAGE + "imports/<id:job_id>/", views.import_job, name="stage-import-job"),
     path(
-        STAGE + "imports/<int:job_id>/confirm/",
+        STAGE + "imports/<id:job_id>/confirm/",
         views.import_job_confirm,
         name="stage-import-job-confirm",
     ),

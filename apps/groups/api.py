@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apps.core.api import error_responses
+from apps.core.converters import ID_PATTERN
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.groups.permissions import NO_CONTACTS, Contacts, can_see_td_contact, contacts_for
@@ -110,7 +111,7 @@ class GroupFilter(django_filters.FilterSet):
 class GroupViewSet(viewsets.ReadOnlyModelViewSet):
     """Groups of the stages you may see: public once the draw is published."""
 
-    lookup_value_regex = "[0-9]+"  # other ids fall through to the API's 404
+    lookup_value_regex = ID_PATTERN  # other ids fall through to the API's 404
 
     queryset = Group.objects.none()  # for introspection; get_queryset picks what one may see
     filterset_class = GroupFilter

@@ -8,5 +8,5 @@ from . import views
 
 urlpatterns = [
     path("t/<slug:slug>/find/", views.find_player, name="find-player"),
-    path(STAGE + "g/<int:number>/", views.group, name="group"),
+    path(STAGE + "g/<id:number>/", views.group, name="group"),
 ]

@@ -28,6 +28,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.core.api import error_responses
+from apps.core.converters import ID_PATTERN
 from apps.core.permissions import require_organizer
 from apps.entrants.serializers import EntrantDetailsSerializer
 from apps.entrants.services import close_registration, reopen_registration
@@ -259,7 +260,7 @@ class StageViewSet(viewsets.ReadOnlyModelViewSet):
     """Stages: published and closed ones for everyone, every stage for its organizers, who
     change and delete them."""
 
-    lookup_value_regex = "[0-9]+"  # other ids fall through to the API's 404
+    lookup_value_regex = ID_PATTERN  # other ids fall through to the API's 404
 
     serializer_class = StageSerializer
     filterset_class = StageFilter

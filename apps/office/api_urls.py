@@ -26,28 +26,28 @@ router.register("stages", StageViewSet, basename="api-stage")
 urlpatterns = [
     *router.urls,
     path(
-        "stages/<int:pk>/close-registration/",
+        "stages/<id:pk>/close-registration/",
         CloseRegistrationView.as_view(),
         name="api-stage-close-registration",
     ),
     path(
-        "stages/<int:pk>/reopen-registration/",
+        "stages/<id:pk>/reopen-registration/",
         ReopenRegistrationView.as_view(),
         name="api-stage-reopen-registration",
     ),
-    path("stages/<int:pk>/draw/", DrawView.as_view(), name="api-stage-draw"),
-    path("stages/<int:pk>/draw/cancel/", CancelDrawView.as_view(), name="api-stage-draw-cancel"),
-    path("stages/<int:pk>/publish/", PublishView.as_view(), name="api-stage-publish"),
+    path("stages/<id:pk>/draw/", DrawView.as_view(), name="api-stage-draw"),
+    path("stages/<id:pk>/draw/cancel/", CancelDrawView.as_view(), name="api-stage-draw-cancel"),
+    path("stages/<id:pk>/publish/", PublishView.as_view(), name="api-stage-publish"),
     path(
-        "stages/<int:pk>/publication/",
+        "stages/<id:pk>/publication/",
         PublicationProgressView.as_view(),
         name="api-stage-publication",
     ),
-    path("stages/<int:pk>/next-round/", NextRoundView.as_view(), name="api-stage-next-round"),
+    path("stages/<id:pk>/next-round/", NextRoundView.as_view(), name="api-stage-next-round"),
     path(
-        "stages/<int:pk>/late-entrants/", LateEntrantsView.as_view(), name="api-stage-late-entrants"
+        "stages/<id:pk>/late-entrants/", LateEntrantsView.as_view(), name="api-stage-late-entrants"
     ),
-    path("draw-jobs/<int:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
-    path("stages/<int:pk>/lab-runs/", LabRunsView.as_view(), name="api-stage-lab-runs"),
-    path("lab-runs/<int:pk>/", LabRunView.as_view(), name="api-lab-run"),
+    path("draw-jobs/<id:pk>/", DrawJobProgressView.as_view(), name="api-draw-job"),
+    path("stages/<id:pk>/lab-runs/", LabRunsView.as_view(), name="api-stage-lab-runs"),
+    path("lab-runs/<id:pk>/", LabRunView.as_view(), name="api-lab-run"),
 ]

@@ -15,37 +15,37 @@ from .api import (
 )
 
 urlpatterns = [
-    path("stages/<int:pk>/close/", CloseStageView.as_view(), name="api-stage-close"),
+    path("stages/<id:pk>/close/", CloseStageView.as_view(), name="api-stage-close"),
     path(
-        "stages/<int:pk>/adjudication/",
+        "stages/<id:pk>/adjudication/",
         AdjudicationView.as_view(),
         name="api-stage-adjudication",
     ),
     path(
-        "stages/<int:pk>/qualification/",
+        "stages/<id:pk>/qualification/",
         QualificationView.as_view(),
         name="api-stage-qualification",
     ),
     path(
-        "stages/<int:pk>/qualification/rule/",
+        "stages/<id:pk>/qualification/rule/",
         QualificationRuleView.as_view(),
         name="api-stage-qualification-rule",
     ),
     path(
-        "stages/<int:pk>/qualification/prequalified/",
+        "stages/<id:pk>/qualification/prequalified/",
         PrequalifiedView.as_view(),
         name="api-stage-qualification-prequalified",
     ),
     path(
-        "stages/<int:pk>/qualification/declined/",
+        "stages/<id:pk>/qualification/declined/",
         DeclineView.as_view(),
         name="api-stage-qualification-declined",
     ),
     path(
-        "stages/<int:pk>/qualification/confirm/",
+        "stages/<id:pk>/qualification/confirm/",
         ConfirmView.as_view(),
         name="api-stage-qualification-confirm",
     ),
-    path("groups/<int:pk>/close/", CloseGroupView.as_view(), name="api-group-close"),
-    path("groups/<int:pk>/reopen/", ReopenGroupView.as_view(), name="api-group-reopen"),
+    path("groups/<id:pk>/close/", CloseGroupView.as_view(), name="api-group-close"),
+    path("groups/<id:pk>/reopen/", ReopenGroupView.as_view(), name="api-group-reopen"),
 ]

@@ -16,32 +16,32 @@ from .api import (
 from .downloads import GamePgnView, GroupGamesPgnView, StageGamesPgnView
 
 urlpatterns = [
-    path("games/<int:pk>/", GameView.as_view(), name="api-game"),
-    path("games/<int:pk>/result/", GameResultView.as_view(), name="api-game-result"),
-    path("games/<int:pk>/reports/", GameReportsView.as_view(), name="api-game-reports"),
+    path("games/<id:pk>/", GameView.as_view(), name="api-game"),
+    path("games/<id:pk>/result/", GameResultView.as_view(), name="api-game-result"),
+    path("games/<id:pk>/reports/", GameReportsView.as_view(), name="api-game-reports"),
     path(
-        "games/<int:pk>/reports/<int:report_id>/confirm/",
+        "games/<id:pk>/reports/<id:report_id>/confirm/",
         ReportConfirmView.as_view(),
         name="api-game-report-confirm",
     ),
     path(
-        "games/<int:pk>/reports/<int:report_id>/dispute/",
+        "games/<id:pk>/reports/<id:report_id>/dispute/",
         ReportDisputeView.as_view(),
         name="api-game-report-dispute",
     ),
-    path("games/<int:pk>/pgn", GamePgnView.as_view(), name="api-game-pgn"),
-    path("groups/<int:pk>/games.pgn", GroupGamesPgnView.as_view(), name="api-group-games-pgn"),
-    path("stages/<int:pk>/games.pgn", StageGamesPgnView.as_view(), name="api-stage-games-pgn"),
-    path("groups/<int:pk>/td/", GroupDirectorView.as_view(), name="api-group-td"),
+    path("games/<id:pk>/pgn", GamePgnView.as_view(), name="api-game-pgn"),
+    path("groups/<id:pk>/games.pgn", GroupGamesPgnView.as_view(), name="api-group-games-pgn"),
+    path("stages/<id:pk>/games.pgn", StageGamesPgnView.as_view(), name="api-stage-games-pgn"),
+    path("groups/<id:pk>/td/", GroupDirectorView.as_view(), name="api-group-td"),
     path(
-        "groups/<int:pk>/results/import/",
+        "groups/<id:pk>/results/import/",
         GroupResultImportView.as_view(),
         name="api-group-results-import",
     ),
     path(
-        "stages/<int:pk>/results/import/",
+        "stages/<id:pk>/results/import/",
         StageResultImportView.as_view(),
         name="api-stage-results-import",
     ),
-    path("stages/<int:pk>/withdrawals/", WithdrawalView.as_view(), name="api-stage-withdrawals"),
+    path("stages/<id:pk>/withdrawals/", WithdrawalView.as_view(), name="api-stage-withdrawals"),
 ]

@@ -6,16 +6,16 @@ from apps.stages.pages import GROUP, STAGE
 
 from . import game_views, views
 
-GAME = GROUP + "games/<int:game_number>/"
+GAME = GROUP + "games/<id:game_number>/"
 
 urlpatterns = [
     path(GAME, game_views.game, name="game"),
     path(GAME + "report/", game_views.report, name="game-report"),
-    path(GAME + "reports/<int:report_id>/confirm/", game_views.confirm, name="game-report-confirm"),
-    path(GAME + "reports/<int:report_id>/dispute/", game_views.dispute, name="game-report-dispute"),
+    path(GAME + "reports/<id:report_id>/confirm/", game_views.confirm, name="game-report-confirm"),
+    path(GAME + "reports/<id:report_id>/dispute/", game_views.dispute, name="game-report-dispute"),
     path(GROUP + "td/", views.director, name="group-td"),
     path(GROUP + "results/", views.results, name="group-results"),
-    path(GROUP + "results/game/<int:game_number>/", views.game_result, name="game-result"),
+    path(GROUP + "results/game/<id:game_number>/", views.game_result, name="game-result"),
     path(GROUP + "results/withdraw/", views.withdraw, name="group-withdraw"),
     path(GROUP + "results/import/", views.group_import_preview, name="group-results-import"),
     path(

@@ -20,8 +20,8 @@ from apps.core.permissions import can_view_stage, is_organizer
 from .models import Stage
 
 # The address prefixes of the pages of one stage and of one group of it.
-STAGE = "t/<slug:slug>/s/<int:order>/"
-GROUP = STAGE + "g/<int:number>/"
+STAGE = "t/<slug:slug>/s/<id:order>/"
+GROUP = STAGE + "g/<id:number>/"
 
 
 def get_stage(slug: str, order: int) -> Stage:

@@ -10,12 +10,12 @@ from .api import (
 )
 
 urlpatterns = [
-    path("groups/<int:pk>/standings/", GroupStandingsView.as_view(), name="api-group-standings"),
+    path("groups/<id:pk>/standings/", GroupStandingsView.as_view(), name="api-group-standings"),
     path(
-        "groups/<int:pk>/crosstable/",
+        "groups/<id:pk>/crosstable/",
         GroupCrosstableView.as_view(),
         name="api-group-crosstable",
     ),
-    path("stages/<int:pk>/ranking/", StageRankingView.as_view(), name="api-stage-ranking"),
-    path("stages/<int:pk>/recompute/", StageRecomputeView.as_view(), name="api-stage-recompute"),
+    path("stages/<id:pk>/ranking/", StageRankingView.as_view(), name="api-stage-ranking"),
+    path("stages/<id:pk>/recompute/", StageRecomputeView.as_view(), name="api-stage-recompute"),
 ]
