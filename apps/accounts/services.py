@@ -264,6 +264,7 @@ def accept_invitation(user, token: str) -> Invitation:
         if invitation.role == Invitation.Role.ORGANIZER:
             invitation.tournament.organizers.add(user)
         else:
+            assert invitation.group_number is not None  # a TD's invitation names its group
             group = (
                 Group.objects.select_for_update(of=("self",))
                 .select_related("td")

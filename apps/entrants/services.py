@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
@@ -416,7 +416,8 @@ def replace_entrants(
 def _entry(stage, code: str) -> StageEntry:
     entry = None
     # No stored code is longer or holds NUL (PostgreSQL refuses NUL in a query, too).
-    if len(code) <= Entrant._meta.get_field("code").max_length and "\x00" not in code:
+    longest = cast(int, Entrant._meta.get_field("code").max_length)  # a CharField's
+    if len(code) <= longest and "\x00" not in code:
         entry = (
             StageEntry.objects.select_for_update()
             .select_related("entrant")

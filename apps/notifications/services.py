@@ -209,9 +209,9 @@ def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
     bye = SwissBye.objects.filter(group=group, round=round_number).select_related("entrant").first()
     # entrant id -> (the player, the opponent, the player's colour, the game); no game: the bye
     boards: dict[int, tuple[Entrant, Entrant | None, str, Game | None]] = {}
-    for game in games:
-        boards[game.white_id] = (game.white, game.black, "W", game)
-        boards[game.black_id] = (game.black, game.white, "B", game)
+    for played in games:
+        boards[played.white_id] = (played.white, played.black, "W", played)
+        boards[played.black_id] = (played.black, played.white, "B", played)
     if bye is not None:
         boards[bye.entrant_id] = (bye.entrant, None, "", None)
     if not boards:
@@ -681,11 +681,13 @@ def _change_line(event: AuditEvent, game: Game | None, forfeits: dict[tuple[int,
     when = timezone.localtime(event.created_at).strftime("%H:%M")
     if event.action == Action.ENTRANT_WITHDRAWN:
         code = withdrawn_entrant_code(event)
+        group_id = event.group_id  # a withdrawal's event names its group
+        count = forfeits.get((group_id, code), 0) if group_id is not None else 0
         return _("%(when)s %(who)s: withdrawal of %(code)s (%(count)s forfeits) — %(reason)s") % {
             "when": when,
             "who": who,
             "code": code,
-            "count": forfeits.get((event.group_id, code), 0),
+            "count": count,
             "reason": data.get("reason", ""),
         }
     players = f"{game.white.name} – {game.black.name}" if game else ""

@@ -478,6 +478,7 @@ def confirm(user, stage: Stage) -> Stage:
             raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
         outcome = result.outcome
         assert outcome is not None  # no blockers: the stage has a rule, so an outcome
+        assert following is not None  # no blockers: there is a next stage
         qualified = {d.candidate.id: d.reason for d in outcome.qualifiers}
         entries = [
             StageEntry(

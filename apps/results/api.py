@@ -129,7 +129,8 @@ class GameDetailSerializer(serializers.ModelSerializer):
 
     @extend_schema(responses=ChangeSerializer(many=True))
     def get_history(self, game: Game) -> list[dict]:
-        return ChangeSerializer(game_events(game), many=True, context={"game": game}).data
+        changes = ChangeSerializer(game_events(game), many=True, context={"game": game})
+        return changes.data  # type: ignore[return-value]  # many=True: a list (stubs: a dict)
 
 
 class ResultRequestSerializer(serializers.Serializer):
@@ -491,7 +492,8 @@ class _NoFormatOverride:
 class FileFormatNegotiation(DefaultContentNegotiation):
     """Here ``?format=csv|pgn`` names the uploaded file's format; the answer is JSON."""
 
-    settings = _NoFormatOverride()
+    # Duck-typed: DRF's settings but for the format override (the stubs want the class).
+    settings = _NoFormatOverride()  # type: ignore[assignment]
 
 
 class ResultImportQuerySerializer(serializers.Serializer):
@@ -542,7 +544,8 @@ class ResultImportReportSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField(
         help_text="Lines whose game is finished already with that result (nothing to do)."
     )
-    errors = serializers.ListField(
+    # Named as the API names it, not the Serializer's own ``errors`` (the stubs object).
+    errors = serializers.ListField(  # type: ignore[assignment]
         child=serializers.DictField(),
         default=list,
         help_text="Always empty here: a file with bad lines answers 400.",

@@ -49,7 +49,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from apps.core.audit import results_imported
-from apps.core.bulk import update_rows
+from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import require_organizer, require_result_entry
 from apps.core.results import Result
@@ -797,8 +797,8 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     query. (``pk__in`` costs microseconds of Python an id, more than the query itself.)"""
     quote = connection.ops.quote_name
     meta = Game._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in GAME_FIELDS)
-    key = quote(meta.pk.column)
+    columns = ", ".join(quote(column_of(field_of(Game, name))) for name in GAME_FIELDS)
+    key = quote(column_of(meta.pk))
     sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
     if lock:
         sql += " FOR UPDATE"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -55,7 +56,7 @@ PAIRING_FIELDS = STAGE_SETTINGS.names(Freeze.PAIRING)
 QUALIFICATION_FIELDS = STAGE_SETTINGS.names(Freeze.QUALIFICATION)
 PLAY_FIELDS = STAGE_SETTINGS.names(Freeze.PLAY)
 
-SLUG_MAX_LENGTH = Tournament._meta.get_field("slug").max_length
+SLUG_MAX_LENGTH = cast(int, Tournament._meta.get_field("slug").max_length)  # a SlugField's
 UNDRAWN = (Stage.Status.DRAFT, Stage.Status.REGISTRATION_CLOSED)
 DRAWING = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
 
