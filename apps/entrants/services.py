@@ -22,7 +22,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import Action, record
 from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.entrants import (
     EntrantCsvError,
@@ -188,7 +188,7 @@ def preview_import(stage, text: str | ParsedFile) -> ImportPreview:
 
 
 def import_entrants(
-    user, stage, text: str | ParsedFile, *, job: int | None = None
+    user: Actor | None, stage, text: str | ParsedFile, *, job: int | None = None
 ) -> ImportPreview:
     """Add every entrant of the CSV to the tournament and to ``stage``, or none of them.
     ``job``: the import job doing it, named in the audit event."""
@@ -355,7 +355,7 @@ def _delete_unused(tournament_id: int, codes: list[str]) -> int:
 
 
 def replace_entrants(
-    user, stage, text: str | ParsedFile, *, job: int | None = None
+    user: Actor | None, stage, text: str | ParsedFile, *, job: int | None = None
 ) -> ReplacePreview:
     """Make the CSV the stage's entrant list: add the new codes, change the details of the
     codes it keeps, remove the codes it leaves out — all of it or nothing, one audit event
@@ -494,7 +494,7 @@ def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) ->
 
 
 def add_entrant(
-    user,
+    user: Actor,
     stage,
     *,
     code: str = "",
@@ -531,7 +531,7 @@ def add_entrant(
     return entry
 
 
-def update_entrant(user, stage, code: str, /, **changes) -> StageEntry:
+def update_entrant(user: Actor, stage, code: str, /, **changes) -> StageEntry:
     """Change an entrant's details (any of name, nation, rating, person, e-mail) while the
     stage's registration is open. The code is the entrant's key and never changes."""
     require_organizer(user, stage.tournament)
@@ -584,7 +584,7 @@ def update_entrant(user, stage, code: str, /, **changes) -> StageEntry:
     return entry
 
 
-def remove_entrant(user, stage, code: str) -> EngineEntrant:
+def remove_entrant(user: Actor, stage, code: str) -> EngineEntrant:
     """Take an entrant off the stage's list while registration is open. An entrant nothing
     else refers to (no other stage, no qualification change) leaves the tournament, and the
     code is free again. Returns the entrant as it was."""
@@ -624,7 +624,7 @@ def export_entrants_csv(stage) -> str:
     return entrants_csv(engine_entrants(stage))
 
 
-def close_registration(user, stage: Stage) -> Stage:
+def close_registration(user: Actor, stage: Stage) -> Stage:
     """Freeze the entrant list and record its SHA-256 digest."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
@@ -646,7 +646,7 @@ def close_registration(user, stage: Stage) -> Stage:
     return stage
 
 
-def reopen_registration(user, stage: Stage) -> Stage:
+def reopen_registration(user: Actor, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
