@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from apps.core.audit import Action, record
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 
@@ -197,7 +197,7 @@ def forfeit_counts(group_ids: Iterable[int]) -> dict[tuple[int, str], int]:
     return {(group_id, code): count for group_id, code, count in rows}
 
 
-def assign_td(user, group: Group, td_user) -> Group:
+def assign_td(user: Actor, group: Group, td_user) -> Group:
     """Make ``td_user`` the group's tournament director (``None`` removes the TD).
 
     Organizers only; one transaction with its audit event ``group.td_assigned``.
