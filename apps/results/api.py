@@ -22,7 +22,7 @@ from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
 from apps.core.people import display_name
-from apps.core.permissions import is_organizer, require_organizer, require_result_entry
+from apps.core.permissions import Actor, is_organizer, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.entrants.models import StageEntry
 from apps.entrants.serializers import PublicEntrantSerializer
@@ -377,7 +377,7 @@ class DisputeRequestSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500, help_text="Why the result is wrong.")
 
 
-def _players_only(user, game: Game) -> None:
+def _players_only(user: Actor, game: Game) -> None:
     if player_side(user, game) is None:
         raise ActionError(
             ErrorCode.PERMISSION_DENIED,

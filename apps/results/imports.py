@@ -51,7 +51,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import results_imported
 from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer, require_result_entry
+from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
@@ -949,7 +949,7 @@ def _bad_lines(problems: Sequence[Problem]) -> ActionError:
 
 
 def import_results(
-    user,
+    user: Actor,
     *,
     text: str,
     file_format: str | None = None,
@@ -1015,7 +1015,7 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
+def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
     """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
     audit events, the standings marks of the groups whose results changed."""
     now = timezone.now()
