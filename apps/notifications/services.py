@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -27,7 +28,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
 from apps.core.models import AuditEvent
 from apps.core.people import display_name, td_name
-from apps.core.permissions import require_signed_in
+from apps.core.permissions import Actor, require_signed_in
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, SwissBye, SwissRound
@@ -36,6 +37,9 @@ from apps.stages.models import Stage
 
 from .delivery import Message, absolute_url, deliverable, send_all
 from .models import OPTIONAL_KINDS, Kind, Preferences
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def in_site_language(build: Callable) -> Callable:
@@ -54,14 +58,14 @@ def in_site_language(build: Callable) -> Callable:
 # ---------------------------------------------------------------------------
 
 
-def preferences_of(user) -> Preferences:
+def preferences_of(user: User) -> Preferences:
     """The user's preferences (unsaved defaults, everything on, if never changed)."""
     return Preferences.objects.filter(user=user).first() or Preferences(user=user)
 
 
-def update_preferences(user, **choices: bool) -> Preferences:
+def update_preferences(user: Actor, **choices: bool) -> Preferences:
     """Turn kinds of notification on or off for ``user`` (names: :data:`OPTIONAL_KINDS`)."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     unknown = set(choices) - {str(k) for k in OPTIONAL_KINDS}
     if unknown:
         raise ValueError(f"not a notification kind: {sorted(unknown)}")
@@ -112,7 +116,7 @@ def _links() -> dict[str, str]:
     }
 
 
-def _td_name(user) -> str:
+def _td_name(user: User) -> str:
     return td_name(user)
 
 
