@@ -542,7 +542,7 @@ def _group_ref(group: Group) -> dict:
     }
 
 
-def _td(user) -> dict | None:
+def _td(user: User | None) -> dict | None:
     if user is None:
         return None
     return {"id": user.pk, "name": td_name(user), "email": user.email}
