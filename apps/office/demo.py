@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
+from apps.core.permissions import Actor
 from apps.core.services import set_display_name
 from apps.entrants.services import close_registration, import_entrants
 from apps.qualification.services import confirm, decline_extra_entries, set_rule
@@ -33,7 +34,7 @@ def demo_user():
     return user
 
 
-def _drawn(user, stage: Stage, seed: str) -> Stage:
+def _drawn(user: Actor, stage: Stage, seed: str) -> Stage:
     """Draw the stage (registration closed already) and publish it."""
     job = start_draw(user, stage, seed)
     job.refresh_from_db()
@@ -44,7 +45,7 @@ def _drawn(user, stage: Stage, seed: str) -> Stage:
     return stage
 
 
-def _played_to_the_end(user, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
+def _played_to_the_end(user: Actor, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
     """Finish every game (with a few withdrawals), close the stage and confirm its
     qualifiers; returns the next stage, ready to draw."""
     simulate_results(user, stage, share=1.0, seed=f"demo {stage.tournament.slug} {stage.order}")
