@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import secrets
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +108,7 @@ class OrganizerRight:
         return self.holds and not self.direct
 
 
-def organizer_rights(accounts) -> dict[int, OrganizerRight]:
+def organizer_rights(accounts: Iterable[User]) -> dict[int, OrganizerRight]:
     """Each account's right to create tournaments, by id (two queries)."""
     accounts = list(accounts)
     ids = [a.pk for a in accounts]
@@ -299,7 +300,7 @@ def accept_invitation(user: Actor, token: str) -> Invitation:
     return invitation
 
 
-def _new_user(username: str, email: str, password: str, name: str = ""):
+def _new_user(username: str, email: str, password: str, name: str = "") -> User:
     """A new account (the caller validated the username and the password) with its display
     name."""
     users = get_user_model().objects
@@ -315,7 +316,7 @@ def _new_user(username: str, email: str, password: str, name: str = ""):
     return user
 
 
-def join_by_invitation(token: str, *, username: str, password: str, display_name: str = ""):
+def join_by_invitation(token: str, *, username: str, password: str, display_name: str = "") -> User:
     """Create an account for the invited address (with the name others will see) and accept
     the invitation with it, in one transaction. Returns the new user."""
     invitation = invitation_for(token)
@@ -526,7 +527,7 @@ def assign_group_td(user: Actor, stage: Stage, number: int, email: str) -> TdPla
     return _apply_tds(user, stage, [(1, str(number), (email or "").strip())])
 
 
-def _apply_tds(user: Actor, stage: Stage, rows) -> TdPlan:
+def _apply_tds(user: Actor, stage: Stage, rows: list[tuple[int, str, str | None]]) -> TdPlan:
     with transaction.atomic():
         plan = plan_tds(stage, rows)
         for row in plan.rows:
@@ -549,7 +550,7 @@ def _apply_tds(user: Actor, stage: Stage, rows) -> TdPlan:
 # ---------------------------------------------------------------------------
 
 
-def link_entrant(user: Actor, entrant: Entrant, player) -> Entrant:
+def link_entrant(user: Actor, entrant: Entrant, player: User | None) -> Entrant:
     """Link an entry to a player's account, or unlink it with ``player=None`` (organizers)."""
     require_organizer(user, entrant.tournament)
     with transaction.atomic():
@@ -572,7 +573,7 @@ def link_entrant(user: Actor, entrant: Entrant, player) -> Entrant:
     return entrant
 
 
-def link_entrants_by_email(user: Actor, entrants) -> int:
+def link_entrants_by_email(user: Actor, entrants: Iterable[Entrant]) -> int:
     """Link each unlinked entry to the one active account with the same e-mail address
     (organizers of every entry's tournament); entries whose address matches no account, or
     several, are left alone. Returns how many were linked."""
@@ -594,7 +595,7 @@ def link_entrants_by_email(user: Actor, entrants) -> int:
     return linked
 
 
-def send_claim_links(user: Actor, entrants) -> int:
+def send_claim_links(user: Actor, entrants: Iterable[Entrant]) -> int:
     """E-mail every unlinked entry with an address a link to claim it (organizers); one
     e-mail per address. Returns how many entries got a link."""
     entrants = [e for e in entrants if e.email and e.user_id is None]
@@ -671,7 +672,7 @@ def claim_entry(user: Actor, token: str) -> Entrant:
     return entrant
 
 
-def join_by_claim(token: str, *, username: str, password: str, display_name: str = ""):
+def join_by_claim(token: str, *, username: str, password: str, display_name: str = "") -> User:
     """Create an account with the entry's address (and the name others will see) and claim
     the entry with it, in one transaction. Returns the new user."""
     entrant = claimable_entrant(token)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import wraps
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -46,7 +46,7 @@ def in_site_language(build: Callable) -> Callable:
     """E-mails are written in the site's language, whoever's request queued them."""
 
     @wraps(build)
-    def built(*args, **kwargs):
+    def built(*args: Any, **kwargs: Any) -> Any:
         with translation.override(settings.LANGUAGE_CODE):
             return build(*args, **kwargs)
 
@@ -600,7 +600,7 @@ def yesterday() -> date:
     return timezone.localdate() - timedelta(days=1)
 
 
-def _changes_on(day: date):
+def _changes_on(day: date) -> QuerySet[AuditEvent]:
     start, end = day_bounds(day)
     return AuditEvent.objects.filter(
         created_at__gte=start, created_at__lt=end, action__in=RESULT_EVENTS
@@ -636,10 +636,17 @@ def td_digest_message(td_id: int, day: date) -> Message | None:
     if not events:
         return None
     games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})
-    withdrawals = {e.group_id for e in events if e.action == Action.ENTRANT_WITHDRAWN}
+    # Every event names its group (they are filtered by group above).
+    withdrawals = {
+        e.group_id
+        for e in events
+        if e.action == Action.ENTRANT_WITHDRAWN and e.group_id is not None
+    }
     forfeits = forfeit_counts(withdrawals) if withdrawals else {}
-    sections = defaultdict(list)
+    sections: defaultdict[int, list[str]] = defaultdict(list)
     for event in events:
+        if event.group_id is None:
+            continue
         sections[event.group_id].append(_change_line(event, games.get(event.game_id), forfeits))
     context = {
         "td_name": _td_name(td),

@@ -127,7 +127,9 @@ def create_demo_open(log=print) -> Tournament:
     """Demo Open 2027: registration open, 240 entrants imported so far."""
     user = demo_user()
     cup = create_tournament(user, name="Demo Open 2027", slug="demo-open-2027")
-    import_entrants(user, cup.first_stage, entrants_csv(make_entrants(240, "demo-open")))
+    stage = cup.first_stage
+    assert stage is not None  # a new tournament has its preliminary
+    import_entrants(user, stage, entrants_csv(make_entrants(240, "demo-open")))
     log("Demo Open 2027: registration open, 240 entrants.")
     return cup
 

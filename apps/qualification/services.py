@@ -306,7 +306,7 @@ def _open_stage(stage: Stage) -> Stage:
 
 
 def set_rule(
-    user: Actor, stage: Stage, *, rule: str, value, relative: bool = False, seed: str = ""
+    user: Actor, stage: Stage, *, rule: str, value: object, relative: bool = False, seed: str = ""
 ) -> Stage:
     """Set how the stage's entrants qualify for the next one (before confirming)."""
     require_organizer(user, stage.tournament)
