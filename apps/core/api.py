@@ -13,6 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
@@ -59,7 +60,7 @@ def error_responses(*statuses: int) -> dict[int, type[ErrorSerializer]]:
     return {status: ErrorSerializer for status in statuses}
 
 
-def _error(code: str, message: str, details: list | None = None) -> dict:
+def _error(code: str, message: object, details: list | None = None) -> dict:
     return {"code": str(code), "message": str(message), "details": details or []}
 
 
@@ -178,10 +179,12 @@ def _api_error(exc: exceptions.APIException, context: dict) -> dict:
             % {"reason": exc.detail, "accepted": accepted},
         )
     if isinstance(exc, exceptions.Throttled):
-        if exc.wait is None:
+        # The stubs lack the ``wait`` that Throttled's __init__ sets.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]
+        if wait is None:
             message = _("Too many requests; try again later.")
         else:
-            seconds = round(exc.wait)
+            seconds = round(wait)
             message = ngettext(
                 "Too many requests; try again in %(seconds)s second.",
                 "Too many requests; try again in %(seconds)s seconds.",
@@ -199,11 +202,14 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ActionError):
         set_rollback()
         return Response(_error(exc.code, exc.message, exc.details), status=exc.http_status)
+    # Django's own two, as DRF's handler turns them into its own.
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
     response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
     response.data = _api_error(exc, context)
     return response
 
@@ -213,7 +219,10 @@ class Pagination(PageNumberPagination):
 
     page_size_query_param = "page_size"
     max_page_size = 500
-    invalid_page_message = gettext_lazy("There is no page {page_number}: {message}.")
+    # Lazy (the stubs say str): DRF only calls its ``format``.
+    invalid_page_message = gettext_lazy(  # type: ignore[assignment]
+        "There is no page {page_number}: {message}."
+    )
 
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
@@ -232,7 +241,8 @@ class CsvParser(BaseParser):
 
     media_type = "text/csv"
 
-    def parse(self, stream, media_type=None, parser_context=None) -> str:
+    # The body as a string (the stubs want a mapping): DRF hands request.data over as it is.
+    def parse(self, stream, media_type=None, parser_context=None) -> str:  # type: ignore[override]
         if stream is None:
             return ""
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET

@@ -57,7 +57,8 @@ class CsvFileSerializer(serializers.Serializer):
 
 class EntrantChangeSerializer(serializers.Serializer):
     code = serializers.CharField()
-    fields = serializers.DictField(
+    # Named as the API names it, not the Serializer's own ``fields`` (the stubs object).
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(),
         help_text="{field: [old, new]} for every detail that changes.",
     )

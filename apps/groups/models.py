@@ -227,7 +227,7 @@ class SwissRound(models.Model):
         )
 
 
-class PublishedFileManager(models.Manager):
+class PublishedFileManager(models.Manager["PublishedFile"]):
     def stored(self, stage, name: str, version: str) -> PublishedFile | None:
         """The file as stored for ``version``, its content not loaded yet (None: not stored,
         or stored for another version)."""

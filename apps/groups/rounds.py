@@ -122,13 +122,8 @@ def rounds_with_the_adjudicator(group: Group) -> list[int]:
         deadline_passed_at__isnull=False,
         at_deadline=Stage.AtDeadline.ADJUDICATE,
     ).values_list("number", flat=True)
-    return sorted(
-        set(
-            Game.objects.filter(group=group, round__in=list(numbers), result="").values_list(
-                "round", flat=True
-            )
-        )
-    )
+    open_games = Game.objects.filter(group=group, round__in=list(numbers), result="")
+    return sorted({r for r in open_games.values_list("round", flat=True) if r is not None})
 
 
 def adjudicator_note(group: Group | None) -> str:

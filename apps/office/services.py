@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.stages.models import DrawJob, Stage
@@ -20,7 +20,7 @@ from .draw import draw_settings
 from .seeds import seed_problem
 
 
-def start_draw(user, stage: Stage, seed: str) -> DrawJob:
+def start_draw(user: Actor, stage: Stage, seed: str) -> DrawJob:
     """Start (or restart) the draw job; a published draw can no longer be redrawn."""
     require_organizer(user, stage.tournament)
     seed = (seed or "").strip()
@@ -86,7 +86,7 @@ def _check_swiss_rounds(stage: Stage) -> None:
         )
 
 
-def cancel_draw(user, stage: Stage) -> DrawJob:
+def cancel_draw(user: Actor, stage: Stage) -> DrawJob:
     """Stop the stage's running draw job: it is marked failed at once, its remaining tasks
     find it finished and do nothing, and nothing of it is written to the stage."""
     require_organizer(user, stage.tournament)
@@ -108,7 +108,7 @@ def cancel_draw(user, stage: Stage) -> DrawJob:
     return job
 
 
-def publish_draw(user, stage: Stage) -> Stage:
+def publish_draw(user: Actor, stage: Stage) -> Stage:
     """Make the drawn groups public; from now on the draw is immutable."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():

@@ -49,9 +49,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from apps.core.audit import results_imported
-from apps.core.bulk import update_rows
+from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer, require_result_entry
+from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
@@ -797,8 +797,8 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     query. (``pk__in`` costs microseconds of Python an id, more than the query itself.)"""
     quote = connection.ops.quote_name
     meta = Game._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in GAME_FIELDS)
-    key = quote(meta.pk.column)
+    columns = ", ".join(quote(column_of(field_of(Game, name))) for name in GAME_FIELDS)
+    key = quote(column_of(meta.pk))
     sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
     if lock:
         sql += " FOR UPDATE"
@@ -949,7 +949,7 @@ def _bad_lines(problems: Sequence[Problem]) -> ActionError:
 
 
 def import_results(
-    user,
+    user: Actor,
     *,
     text: str,
     file_format: str | None = None,
@@ -1015,7 +1015,7 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
+def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
     """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
     audit events, the standings marks of the groups whose results changed."""
     now = timezone.now()

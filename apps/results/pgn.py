@@ -34,6 +34,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import F, QuerySet
 from django.utils import translation
@@ -41,6 +42,15 @@ from django.utils import translation
 from apps.core.results import Result
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    class _GroupNumber(TypedDict):
+        group_number: int
+
+    # A game read with its group's number.
+    NumberedGame = WithAnnotations[Game, _GroupNumber]
 
 MEDIA_TYPE = "application/x-chess-pgn"
 CONTENT_TYPE = f"{MEDIA_TYPE}; charset=utf-8"
@@ -198,13 +208,13 @@ def game_pgn(game: Game, event: Event, group_number: int) -> str:
     return "\n".join(_tag(name, value) for name, value in headers) + "\n\n" + body + "\n\n"
 
 
-def games_pgn(games: Iterable[Game], event: Event) -> Iterator[str]:
+def games_pgn(games: Iterable[NumberedGame], event: Event) -> Iterator[str]:
     """A PGN file of ``games`` (each with a ``group_number``), a game at a time."""
     for game in games:
         yield game_pgn(game, event, game.group_number)
 
 
-def _games(games: QuerySet[Game]) -> Iterator[Game]:
+def _games(games: QuerySet[Game]) -> Iterator[NumberedGame]:
     return (
         games.select_related("white", "black")
         .only(*GAME_FIELDS)
@@ -214,12 +224,12 @@ def _games(games: QuerySet[Game]) -> Iterator[Game]:
     )
 
 
-def stage_games(stage: Stage) -> Iterator[Game]:
+def stage_games(stage: Stage) -> Iterator[NumberedGame]:
     """The stage's games by group, then number, read a chunk at a time."""
     return _games(Game.objects.filter(group__stage=stage))
 
 
-def group_games(group: Group) -> Iterator[Game]:
+def group_games(group: Group) -> Iterator[NumberedGame]:
     """The group's games by number, read a chunk at a time."""
     return _games(Game.objects.filter(group=group))
 

@@ -11,6 +11,7 @@ ranking itself, read a page at a time); organizers can force a recompute with
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -201,9 +202,9 @@ class RankingPagination(Pagination):
 
     page_size = 100
     pending_groups = 0
-    pending_since = None
-    ranking_at = None
-    ranking_pending_since = None
+    pending_since: datetime | None = None
+    ranking_at: datetime | None = None
+    ranking_pending_since: datetime | None = None
 
     def get_paginated_response(self, data) -> Response:
         response = super().get_paginated_response(data)
@@ -262,10 +263,12 @@ class StageRankingView(GenericAPIView):
         pending = stage_pending(stage)
         state = ranking_state(stage, heal=True)
         paginator = self.paginator
+        assert isinstance(paginator, RankingPagination)
         paginator.pending_groups, paginator.pending_since = pending.groups, pending.since
         paginator.ranking_at, paginator.ranking_pending_since = state.built_at, state.pending_since
         # A slice of the stored ranking reads that page's positions only.
-        page = self.paginate_queryset(StoredRanking(stage, state))
+        # Sliced only: neither a QuerySet nor a whole Sequence (the stubs want one).
+        page = self.paginate_queryset(StoredRanking(stage, state))  # type: ignore[arg-type]
         return self.get_paginated_response(RankingRowSerializer(page, many=True).data)
 
 

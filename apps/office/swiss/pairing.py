@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
@@ -70,7 +70,7 @@ def _check_can_pair(state: SwissState, round_number: int | None) -> int:
     return state.paired + 1
 
 
-def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> int:
+def start_next_round(user: Actor, stage: Stage, *, adjudicate_open: bool = False) -> int:
     """Ask for the stage's next round (organizers): checked now, paired by a Celery task
     after the commit. Returns the round's number.
 
@@ -93,7 +93,7 @@ def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> in
     return round_number
 
 
-def _send_open_games_to_adjudication(user, state: SwissState) -> None:
+def _send_open_games_to_adjudication(user: Actor, state: SwissState) -> None:
     """Switch the current round, whose deadline passed in ``td`` mode, to adjudication; an
     ActionError says why it cannot be."""
     require_open_group(
@@ -134,7 +134,7 @@ def _send_open_games_to_adjudication(user, state: SwissState) -> None:
 
 
 def pair_next_round(
-    user, stage: Stage, round_number: int | None = None, *, system: bool = False
+    user: Actor | None, stage: Stage, round_number: int | None = None, *, system: bool = False
 ) -> RoundOutcome:
     """Pair the stage's next round and write its games and bye, in one transaction.
 
@@ -247,7 +247,7 @@ def pair_when_round_complete(sender=None, group_ids=(), **kwargs) -> list[int]:
     return queued
 
 
-def record_failure(stage_id: int, round_number: int, user, message: str) -> None:
+def record_failure(stage_id: int, round_number: int, user: Actor | None, message: str) -> None:
     """Keep why a queued round could not be paired (the stage's page and API show it)."""
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").get(pk=stage_id)
