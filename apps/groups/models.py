@@ -197,7 +197,8 @@ class SwissBye(models.Model):
 class SwissRound(models.Model):
     """A Swiss round's start and deadline: written when round 1 is published and when each
     later round is paired (``due_at``: the start plus the stage's ``swiss_round_days``, None
-    without a deadline), and marked once when the deadline passes (apps/office/swiss.py)."""
+    without a deadline), and marked once when the deadline passes
+    (apps/office/swiss/deadlines.py)."""
 
     group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="swiss_rounds")
     number = models.PositiveIntegerField()

@@ -2,8 +2,8 @@
 round starts, read by the pages that show "Round 3 ends on … (4 days left)" and, once the
 deadline passed, what was done with the round's unfinished games.
 
-The office writes the rounds (publication, pairing: apps/office/swiss.py) and marks their
-deadlines (apps/office/swiss_deadlines.py); the results, accounts and office pages read them
+The office writes the rounds (publication, pairing: apps/office/swiss/pairing.py) and marks their
+deadlines (apps/office/swiss/deadlines.py); the results, accounts and office pages read them
 here.
 """
 

@@ -698,7 +698,7 @@ STAGE_SETTINGS = Catalog(
         optional_on_page=True,
     ),
     Setting(
-        # A new number of days applies from the next round on (apps/office/swiss_deadlines.py).
+        # A new number of days applies from the next round on (apps/office/swiss/deadlines.py).
         "swiss_round_days",
         models.PositiveSmallIntegerField(null=True, blank=True),
         Freeze.PLAY,
