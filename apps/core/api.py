@@ -17,6 +17,7 @@ from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
+from drf_spectacular.plumbing import append_meta
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import BaseParser
@@ -214,6 +215,23 @@ class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 500
     invalid_page_message = gettext_lazy("There is no page {page_number}: {message}.")
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        """DRF's page schema, with ``next`` and ``previous`` nullable in the schema's OpenAPI
+        version (DRF writes 3.0's ``nullable``, which 3.1 has not)."""
+        page = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            field = page["properties"][link]
+            if field.pop("nullable", False):
+                page["properties"][link] = nullable_schema(field)
+        return page
+
+
+def nullable_schema(schema: dict) -> dict:
+    """``schema`` that also allows null, written as the schema's OpenAPI version says it
+    (3.0: ``nullable: true``; 3.1: ``type: [..., "null"]``), for the schema pieces written
+    by hand."""
+    return append_meta(schema, {"nullable": True})
 
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
