@@ -10,6 +10,7 @@ is a sentence saying what to do, ``details`` lists the particulars (bad rows, in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from django.conf import settings
@@ -265,7 +266,7 @@ def request_csv_text(request, body: type[serializers.Serializer]) -> str:
     upload = request.FILES.get("file")
     if upload is not None:
         return decode_text(upload.read())
-    if "csv" not in request.data:
+    if not isinstance(request.data, Mapping) or "csv" not in request.data:
         raise serializers.ValidationError(
             {
                 "csv": _(
