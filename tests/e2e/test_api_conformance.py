@@ -13,6 +13,7 @@ operation). The requests run in this process; each operation's changes are rolle
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -42,7 +43,9 @@ from apps.stages.services import create_tournament
 from tests.accounts.world import build_world
 from tests.conftest import tasks_in_process
 
-EXAMPLES = 8  # per operation: each one a real object, so every example reaches the action
+# Per operation: each one on a real object, so every example reaches the action. More for a
+# longer search: API_CONFORMANCE_EXAMPLES=50 pytest tests/e2e/test_api_conformance.py
+EXAMPLES = int(os.environ.get("API_CONFORMANCE_EXAMPLES", "8"))
 # No 5xx; a status, a content type and a body the schema documents (as tests/fuzz).
 CHECKS = [
     not_a_server_error,
