@@ -198,11 +198,12 @@ def my_entry(card: MyStage) -> dict:
 class InvitationSerializer(serializers.ModelSerializer):
     stage = serializers.IntegerField(source="stage_id", allow_null=True)
     group = serializers.IntegerField(source="group_number", allow_null=True)
+    # null: the inviter's account is gone; not accepted yet.
     invited_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
     accepted_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
-        slug_field="username", read_only=True
+        slug_field="username", read_only=True, allow_null=True
     )
 
     class Meta:

@@ -10,6 +10,7 @@ is a sentence saying what to do, ``details`` lists the particulars (bad rows, in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
+from drf_spectacular.plumbing import append_meta
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import BaseParser
@@ -224,6 +226,23 @@ class Pagination(PageNumberPagination):
         "There is no page {page_number}: {message}."
     )
 
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        """DRF's page schema, with ``next`` and ``previous`` nullable in the schema's OpenAPI
+        version (DRF writes 3.0's ``nullable``, which 3.1 has not)."""
+        page = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            field = page["properties"][link]
+            if field.pop("nullable", False):
+                page["properties"][link] = nullable_schema(field)
+        return page
+
+
+def nullable_schema(schema: dict) -> dict:
+    """``schema`` that also allows null, written as the schema's OpenAPI version says it
+    (3.0: ``nullable: true``; 3.1: ``type: [..., "null"]``), for the schema pieces written
+    by hand."""
+    return append_meta(schema, {"nullable": True})
+
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
     """The text of an uploaded file, or a ParseError saying how to fix the file."""
@@ -257,7 +276,7 @@ def request_csv_text(request, body: type[serializers.Serializer]) -> str:
     upload = request.FILES.get("file")
     if upload is not None:
         return decode_text(upload.read())
-    if "csv" not in request.data:
+    if not isinstance(request.data, Mapping) or "csv" not in request.data:
         raise serializers.ValidationError(
             {
                 "csv": _(

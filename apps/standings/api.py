@@ -20,7 +20,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import Pagination, error_responses
+from apps.core.api import Pagination, error_responses, nullable_schema
 from apps.entrants.serializers import PublicEntrantSerializer
 from apps.groups.lookups import group_for_reading
 from apps.stages.lookups import stage_for_action, stage_for_reading
@@ -220,27 +220,30 @@ class RankingPagination(Pagination):
             "type": "integer",
             "description": "Groups whose standings are being updated (0: all up to date).",
         }
-        paginated["properties"]["pending_since"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "The oldest of their marks: results entered since then may not be "
-            "counted in the ranking yet.",
-        }
-        paginated["properties"]["ranking_at"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "When the stored ranking these rows come from was built (null: not "
-            "yet).",
-        }
-        paginated["properties"]["ranking_pending_since"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "Set while the stored ranking is being rebuilt: standings changed "
-            "since then may not be counted in these rows yet. Null: up to date.",
-        }
+        paginated["properties"]["pending_since"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "The oldest of their marks: results entered since then may not be "
+                "counted in the ranking yet.",
+            }
+        )
+        paginated["properties"]["ranking_at"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the stored ranking these rows come from was built (null: not "
+                "yet).",
+            }
+        )
+        paginated["properties"]["ranking_pending_since"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "Set while the stored ranking is being rebuilt: standings changed "
+                "since then may not be counted in these rows yet. Null: up to date.",
+            }
+        )
         return paginated
 
 
