@@ -72,6 +72,9 @@ class TrfSwiss:
     first_colour: Colour
     byes: Mapping[int, int] = field(default_factory=dict)
     virtual_points: Mapping[int, Mapping[int, int]] = field(default_factory=dict)
+    absent: Mapping[int, Sequence[int]] = field(default_factory=dict)
+    """round → the players not to be paired in it (a round not written yet): TRF-2026
+    ``240 Z`` lines (zero-point byes) and, for TRF(x) readers, an ``XXZ`` line."""
 
 
 def circle_order(games: Sequence[TrfGame], size: int, distances: Sequence[int]) -> list[TrfGame]:
@@ -202,7 +205,10 @@ def player_head(entry: TrfEntry) -> str:
 
 def _swiss_lines(swiss: TrfSwiss) -> list[str]:
     """``XXC`` (player 1's colour in round 1), then one ``XXA`` line per player with virtual
-    points, in points for rounds 1 to the last."""
+    points, in points for rounds 1 to the last (``XXA NNNN pp.p pp.p …``: the player in
+    columns 5–8, the values from column 10, five columns apart), then the absences of the
+    next round (``240 Z RRR PPPP PPPP …``: TRF-2026's bye section, the round in columns 7–9,
+    the players from column 11, five columns apart; and ``XXZ`` with the same players)."""
     lines = [f"XXC {swiss.first_colour.name.lower()}1"]
     for seat in sorted(swiss.virtual_points):
         table = swiss.virtual_points[seat]
@@ -211,4 +217,11 @@ def _swiss_lines(swiss: TrfSwiss) -> list[str]:
                 f"{table.get(r, 0) / 2:4.1f}" for r in range(1, swiss.total_rounds + 1)
             )
             lines.append(f"XXA {seat:4d} {values}")
+    for number in sorted(swiss.absent):
+        players = sorted(swiss.absent[number])
+        for start in range(0, len(players), 20):
+            ids = "".join(f" {p:>4}" for p in players[start : start + 20])
+            lines.append(f"240 Z {number:03d}{ids}")
+        if players:
+            lines.append("XXZ " + " ".join(str(p) for p in players))
     return lines
