@@ -81,6 +81,16 @@ SCENARIOS = [
         late={4: [{"name": "Late, Comer", "nation": "ESP", "rating": 2100}]},
         adjudicate=(5,),
     ),
+    Scenario("open24_adj", 24, 9, seed="x24", withdraw={5: [1]}, adjudicate=(3, 6)),
+    Scenario(
+        "baku41_late",
+        41,
+        7,
+        "baku",
+        seed="x41",
+        late={1: [{"name": "Zed, Top", "nation": "USA", "rating": 2800}]},
+        adjudicate=(2,),
+    ),
 ]
 
 
