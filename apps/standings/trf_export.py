@@ -1,4 +1,4 @@
-"""A group's results as a FIDE TRF (TRF16) file, readable by ``standings_from_trf``.
+"""A group's results as a FIDE TRF file (TRF-2026 columns), readable by ``standings_from_trf``.
 
 This module reads the group from the database; :mod:`apps.scoring.trf.write` writes the file
 (how games get rounds, what ``XXR`` says).
@@ -9,8 +9,17 @@ rating), so that ``swiss_pair`` on the file pairs the next round as the stage do
 written as spreadsheets show them as text (:func:`apps.core.csvfiles.safe_cell`), as in every
 download.
 
-Limits, honestly: the file gives every player the same points as the stored standings (a test
-checks it) and the same Buchholz figures under the classic convention, but when ``XXR`` is
+A Swiss group's file is the state a pairing program pairs from (:func:`_swiss`): the round in
+play left out while it holds up the next round, the points those of the rounds written (1, ½,
+0, the bye 1: what bbpPairings checks them against), the place the stored standings' (the
+TRF-2026 rank may be shared), and the acceleration of each round as it was applied. Files the
+official bbpPairings accepted and what it paired from them: tests/data/bbp/.
+
+Limits, honestly: outside a Swiss the file gives every player the same points as the stored
+standings (a test checks it) and the same Buchholz figures under the classic convention; an
+unfinished game is written with its opponent and colour and a blank result, which the
+project's readers leave out and TRF-2026 readers may refuse (TRF-2026 has no code for it). When
+``XXR`` is
 larger than the games per player, a reader's Torino figures (which use T = ``XXR``) and the
 count of games differ from the application's. TRF has no place for a tournament's own points
 per result, so the file is read with 1, ½, 0.

@@ -1,4 +1,5 @@
-"""A group's players and games as a FIDE TRF (TRF16) file, readable by :mod:`.read`.
+"""A group's players and games as a FIDE TRF file in the TRF-2026 column layout (the player
+section as in TRF16), readable by :mod:`.read`.
 
 Plain data in, text out: one :class:`TrfEntry` per player (numbered by the caller: its seat,
 or its pairing number in a Swiss), one :class:`TrfGame` per game with the TRF result codes of
