@@ -209,6 +209,11 @@ class SwissRound(models.Model):
     # "adjudicate" or "td"), and how many of the round's games were unfinished.
     at_deadline = models.CharField(max_length=16, blank=True)
     open_at_deadline = models.PositiveIntegerField(null=True, blank=True)
+    # The virtual points (accelerated pairing) the round was paired with, in half-points,
+    # seat number (as text) → value, the players without any left out; ``{}`` when none
+    # were applied; None for a round paired before they were kept (readers then recompute
+    # them for the current field). The TRF export writes them as its XXA lines.
+    virtual_points = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["group", "number"]

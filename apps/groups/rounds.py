@@ -22,16 +22,36 @@ from apps.stages.models import Stage
 from .models import Game, Group, SwissRound
 
 
-def start_round(group: Group, number: int, days: int | None, now: datetime | None = None):
+def start_round(
+    group: Group,
+    number: int,
+    days: int | None,
+    now: datetime | None = None,
+    virtual_points: dict[int, int] | None = None,
+):
     """Record that round ``number`` of the Swiss group starts now (inside the caller's
-    transaction): due ``days`` days later, or never without ``days``. A round already
-    recorded is left as it was."""
+    transaction): due ``days`` days later, or never without ``days``, paired with
+    ``virtual_points`` (seat → half-points, :attr:`SwissRound.virtual_points`). A round
+    already recorded is left as it was."""
     now = now or timezone.now()
     due = now + timedelta(days=days) if days else None
+    applied = None if virtual_points is None else {str(s): v for s, v in virtual_points.items()}
     found, _created = SwissRound.objects.get_or_create(
-        group=group, number=number, defaults={"started_at": now, "due_at": due}
+        group=group,
+        number=number,
+        defaults={"started_at": now, "due_at": due, "virtual_points": applied},
     )
     return found
+
+
+def applied_virtual_points(group: Group) -> dict[int, dict[int, int]]:
+    """The virtual points each round was paired with: round → seat → half-points, for the
+    rounds that kept them (:attr:`SwissRound.virtual_points`)."""
+    rows = SwissRound.objects.filter(group=group, virtual_points__isnull=False)
+    return {
+        number: {int(seat): int(value) for seat, value in (points or {}).items()}
+        for number, points in rows.values_list("number", "virtual_points")
+    }
 
 
 def current_round(group: Group) -> SwissRound | None:

@@ -11,6 +11,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, require_organizer
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
+from apps.silli.swiss_system import round_virtual_points
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
 from apps.standings.freshness import schedule_recomputes
@@ -119,8 +120,15 @@ def publish_draw(user: Actor, stage: Stage) -> Stage:
         record(Action.DRAW_PUBLISHED, user, stage=stage, digest=stage.draw_digest, seed=stage.seed)
         if stage.is_swiss:
             # Round 1 (paired by the draw) starts now; its deadline counts from here.
+            # The draw paired it with the seats as pairing numbers; its virtual points are kept.
             for group in stage.groups.all():
-                start_round(group, 1, stage.swiss_round_days, stage.published_at)
+                applied = round_virtual_points(
+                    list(range(1, group.size + 1)),
+                    stage.swiss_rounds or 0,
+                    stage.swiss_acceleration,
+                    1,
+                )
+                start_round(group, 1, stage.swiss_round_days, stage.published_at, applied)
         # Every group gets its (empty) standings, so the stage's ranking has everyone: marked
         # pending with the publication, computed on commit.
         schedule_recomputes(stage.groups.values_list("pk", flat=True))

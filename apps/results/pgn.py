@@ -8,7 +8,8 @@ Each game gets the Seven Tag Roster, then the site's own tags:
 
 * ``Event``: the tournament's name and the stage's kind (``"Accounts Cup, Preliminary"``);
   ``Site``: :data:`SITE`; ``Date``: the day the game was finished (``????.??.??`` unknown);
-  ``Round``: the group's number and the game's (``"3.17"``: game 17 of group 3);
+  ``Round``: the group's number and the game's (``"3.17"``: game 17 of group 3), in a Swiss
+  stage the game's round (``"3"``);
   ``White``/``Black``: the entrants' names; ``Result``: see below.
 * ``WhiteElo``/``BlackElo`` (rated entrants only), ``WhiteFed``/``BlackFed`` (their nations),
   ``WhiteCode``/``BlackCode`` (their entrant codes: a result import reads them back),
@@ -77,6 +78,7 @@ FORFEIT_COMMENTS: dict[Result, str] = {
 # The fields a file reads of each game and its players.
 GAME_FIELDS = (
     "number",
+    "round",
     "result",
     "adjudicated",
     "pgn",
@@ -94,6 +96,8 @@ class Event:
 
     name: str
     stage_order: int
+    swiss: bool = False
+    """A Swiss stage: a game's Round tag is its round."""
 
     @classmethod
     def of(cls, stage: Stage) -> Event:
@@ -101,7 +105,7 @@ class Event:
         # language of the request.
         with translation.override("en"):
             kind = str(stage.get_kind_display())
-        return cls(f"{stage.tournament.name}, {kind}", stage.order)
+        return cls(f"{stage.tournament.name}, {kind}", stage.order, stage.is_swiss)
 
 
 def pgn_result(code: str) -> str:
@@ -173,11 +177,12 @@ def game_pgn(game: Game, event: Event, group_number: int) -> str:
     other). ``game`` has its players loaded."""
     result = Result(game.result)
     token = PGN_RESULTS[result]
+    swiss_round = event.swiss and game.round
     headers: list[tuple[str, str]] = [
         ("Event", event.name),
         ("Site", SITE),
         ("Date", game.finished_on.strftime("%Y.%m.%d") if game.finished_on else UNKNOWN_DATE),
-        ("Round", f"{group_number}.{game.number}"),
+        ("Round", str(game.round) if swiss_round else f"{group_number}.{game.number}"),
         ("White", game.white.name),
         ("Black", game.black.name),
         ("Result", token),

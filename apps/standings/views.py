@@ -17,7 +17,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import ngettext
 
@@ -48,6 +48,7 @@ from .display import (
 from .freshness import ranking_state, stage_pending
 from .groups import chain
 from .models import StandingsMark
+from .pairing_list import pairing_list_csv
 from .ranking import StoredRanking, iter_stage_ranking
 from .services import force_recompute
 from .trf_export import group_trf
@@ -253,6 +254,24 @@ def group_crosstable_csv(request: HttpRequest, slug: str, order: int, number: in
 def group_standings_csv(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
     group = visible_group(request, slug, order, number)
     return _download(standings_csv(build(group)), "text/csv", f"{_file_stem(group)}-standings.csv")
+
+
+def group_pairings_csv(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
+    """The group's pairing list to fill in for the results import (:mod:`.pairing_list`)."""
+    group = visible_group(request, slug, order, number)
+    text = pairing_list_csv(group) or ""
+    return _download(text, "text/csv", f"{_file_stem(group)}-pairings.csv")
+
+
+def group_round_pairings_csv(
+    request: HttpRequest, slug: str, order: int, number: int, round_number: int
+) -> HttpResponse:
+    """One round's pairing list (a Swiss group); 404 for a round without games."""
+    group = visible_group(request, slug, order, number)
+    text = pairing_list_csv(group, round_number)
+    if text is None:
+        raise Http404("no games in this round")
+    return _download(text, "text/csv", f"{_file_stem(group)}-round-{round_number}-pairings.csv")
 
 
 def group_trf_file(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:

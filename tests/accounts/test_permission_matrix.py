@@ -232,6 +232,9 @@ ROWS: list[Row] = [
     Row("group-standings-csv", EVERYONE, group),
     Row("group-crosstable-csv", EVERYONE, group),
     Row("group-trf", EVERYONE, group),
+    Row("group-pairings-csv", EVERYONE, group),
+    # a Silli group's games have no rounds: every role gets the same 404
+    Row("group-round-pairings-csv", NOT_FOUND, lambda w: {**group(w), "round_number": 1}),
     Row("stage-ranking", EVERYONE, stage),
     Row("group-standings", organizer_post_page(), group, "post", name="recompute"),
     Row("group-crosstable", organizer_post_page(), group, "post", name="recompute"),

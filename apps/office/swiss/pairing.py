@@ -21,10 +21,10 @@ from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Game, Group, Seat, SwissBye
-from apps.groups.rounds import start_round
+from apps.groups.rounds import applied_virtual_points, start_round
 from apps.notifications import tasks as notify
 from apps.silli.swiss.dutch import Pairing, PairingError
-from apps.silli.swiss_system import colour_of_rule, pair_next
+from apps.silli.swiss_system import colour_of_rule, pair_next, round_virtual_points
 from apps.stages.models import Stage
 from apps.stages.services import locked
 from apps.standings.freshness import schedule_recomputes
@@ -169,6 +169,7 @@ def pair_next_round(
                 colour_of_rule(group.rule),
                 state.withdrawn,
                 state.order,
+                applied_virtual_points(group),
             )
         except PairingError as exc:
             raise ActionError(
@@ -176,7 +177,8 @@ def pair_next_round(
                 _("Round %(round)s cannot be paired: %(reason)s")
                 % {"round": number, "reason": exc},
             ) from exc
-        outcome = _write_round(group, number, pairing)
+        applied = round_virtual_points(state.order, state.rounds, stage.swiss_acceleration, number)
+        outcome = _write_round(group, number, pairing, applied)
         record(
             Action.SWISS_ROUND_PAIRED,
             user,
@@ -205,7 +207,9 @@ def _existing(state: SwissState, round_number: int) -> RoundOutcome:
     return RoundOutcome(round_number, games, bye, False)
 
 
-def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
+def _write_round(
+    group: Group, number: int, pairing: Pairing, virtual_points: dict[int, int]
+) -> RoundOutcome:
     entrant_of = {
         s: e for e, s in Seat.objects.filter(group=group).values_list("entrant_id", "number")
     }
@@ -226,7 +230,7 @@ def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
             group=group, round=number, entrant_id=entrant_of[pairing.bye]
         )
         bye = bye_entry.entrant.code
-    start_round(group, number, group.stage.swiss_round_days)
+    start_round(group, number, group.stage.swiss_round_days, virtual_points=virtual_points)
     return RoundOutcome(number, len(pairing.pairs), bye, True)
 
 
