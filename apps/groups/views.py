@@ -43,11 +43,11 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
         "round_deadline": round_deadline(the_group),
         # a Swiss group's rounds paired so far: each has its pairing list (CSV)
         "pairing_rounds": sorted(
-            set(
-                Game.objects.filter(group=the_group, round__isnull=False).values_list(
-                    "round", flat=True
-                )
-            )
+            {
+                number
+                for number in Game.objects.filter(group=the_group).values_list("round", flat=True)
+                if number is not None
+            }
         )
         if stage.is_swiss
         else [],

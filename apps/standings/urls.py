@@ -14,7 +14,7 @@ urlpatterns = [
     path(GROUP + "group.trf", views.group_trf_file, name="group-trf"),
     path(GROUP + "pairings.csv", views.group_pairings_csv, name="group-pairings-csv"),
     path(
-        GROUP + "rounds/<int:round_number>/pairings.csv",
+        GROUP + "rounds/<id:round_number>/pairings.csv",
         views.group_round_pairings_csv,
         name="group-round-pairings-csv",
     ),
