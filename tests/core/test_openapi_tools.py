@@ -26,8 +26,8 @@ from openapi_spec_validator import validate
 
 from apps.groups.models import Game
 from apps.standings.models import GroupStanding
-from tests.accounts.world import build_world
 from tests.conftest import REDOCLY
+from tests.worlds.published import build_world
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = "closed_circle_client"  # the generated package's name

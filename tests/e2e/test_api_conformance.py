@@ -40,8 +40,8 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import create_tournament
-from tests.accounts.world import build_world
 from tests.conftest import tasks_in_process
+from tests.worlds.published import build_world
 
 # Per operation: each one on a real object, so every example reaches the action. More for a
 # longer search: API_CONFORMANCE_EXAMPLES=50 pytest tests/e2e/test_api_conformance.py

@@ -16,7 +16,7 @@ from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.results.imports import import_results
 from apps.results.pgn import Event, game_pgn
-from tests.accounts.world import build_world
+from tests.worlds.published import build_world
 
 pytestmark = pytest.mark.django_db
 

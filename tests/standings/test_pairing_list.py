@@ -14,9 +14,9 @@ from apps.core.results import Result
 from apps.groups.models import Game
 from apps.results.imports import import_results
 from apps.results.services import enter_result
-from tests.accounts.world import build_world
 from tests.office.conftest import user
 from tests.office.test_swiss import drawn_and_published, swiss_stage
+from tests.worlds.published import build_world
 
 pytestmark = pytest.mark.django_db
 
