@@ -441,6 +441,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Correspondence-chess tournaments: entrants, Silli closed-circle draws, "
     "results, standings and qualification.",
     "VERSION": "0.1.0",
+    "OAS_VERSION": "3.1.0",
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI and Redoc from drf_spectacular_sidecar's static files: no CDN needed.
     "SWAGGER_UI_DIST": "SIDECAR",

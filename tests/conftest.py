@@ -1,12 +1,13 @@
 """Suite-wide rules for tests that need an outside service.
 
-Mark a test `postgres`, `redis` or `browser` when it needs PostgreSQL, Redis or Chromium.
+Mark a test `postgres`, `redis`, `browser` or `redocly` when it needs PostgreSQL, Redis,
+Chromium or Redocly's CLI (package.json's, installed by `npm ci`).
 Locally a missing service skips the test, so `make test` works on a bare machine. In CI
 (`CI=true`) every service must be there, so a missing one fails the test instead of hiding
 it behind a skip.
 
 Celery tasks run inside the test process, even in CI where CELERY_BROKER_URL names Redis and
-no worker listens; tests/integration starts a real worker where that is the point.
+no worker listens; tests/worlds/worker.py starts a real worker where that is the point.
 """
 
 import functools
@@ -25,6 +26,7 @@ from apps.core import pagecache
 from config.celery import app as celery_app
 
 CHROMIUM = Path("/usr/bin/chromium")
+REDOCLY = Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "redocly"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
@@ -52,10 +54,18 @@ def _chromium_missing() -> str | None:
     return f"{CHROMIUM} is missing (apt-get install chromium)"
 
 
+@functools.cache
+def _redocly_missing() -> str | None:
+    if REDOCLY.exists():
+        return None
+    return f"{REDOCLY} is missing (npm ci)"
+
+
 _SERVICE_CHECKS = {
     "postgres": _postgres_missing,
     "redis": _redis_missing,
     "browser": _chromium_missing,
+    "redocly": _redocly_missing,
 }
 
 

@@ -4,6 +4,8 @@ The same actions and permissions as the pages."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -32,6 +34,9 @@ from .games import STATUS_LABELS, MyStage, my_stages
 from .models import Invitation
 from .throttles import SignInRateThrottle
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 # ---------------------------------------------------------------------------
 # Serializers
 # ---------------------------------------------------------------------------
@@ -44,7 +49,8 @@ class TokenSerializer(serializers.Serializer):
 class TokenRequestSerializer(AuthTokenSerializer):
     """A user name and password."""
 
-    token = None
+    # DRF's way to drop an inherited field (the stubs want a field).
+    token = None  # type: ignore[assignment]
 
 
 class ContactEntrantSerializer(PublicEntrantSerializer):
@@ -192,8 +198,13 @@ def my_entry(card: MyStage) -> dict:
 class InvitationSerializer(serializers.ModelSerializer):
     stage = serializers.IntegerField(source="stage_id", allow_null=True)
     group = serializers.IntegerField(source="group_number", allow_null=True)
-    invited_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    accepted_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    # null: the inviter's account is gone; not accepted yet.
+    invited_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    accepted_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Invitation
@@ -532,7 +543,7 @@ def _group_ref(group: Group) -> dict:
     }
 
 
-def _td(user) -> dict | None:
+def _td(user: User | None) -> dict | None:
     if user is None:
         return None
     return {"id": user.pk, "name": td_name(user), "email": user.email}
@@ -586,6 +597,8 @@ class StageTdsView(APIView):
             .order_by("created_at")
             .values_list("group_number", "email")
         ):
+            if number is None:  # never: a TD's invitation names its group
+                continue
             invited.setdefault(number, [])
             if email not in invited[number]:
                 invited[number].append(email)
@@ -666,6 +679,7 @@ class OrganizerListView(generics.GenericAPIView):
         _require_staff(request)
         holders = services.organizer_right_holders().select_related("profile").order_by("username")
         page = self.paginate_queryset(holders)
+        assert page is not None  # every list of the API is paginated
         rights = services.organizer_rights(page)
         return self.get_paginated_response(
             OrganizerSerializer([_organizer(rights[a.pk]) for a in page], many=True).data

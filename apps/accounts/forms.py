@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
@@ -67,8 +69,9 @@ class TdUploadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 6, "placeholder": "group,email\n1,td@example.org"}),
     )
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         upload = data.get("file")
         if upload:
             try:
@@ -105,7 +108,8 @@ class InvitationForm(forms.Form):
 
     def __init__(self, *args, stages=(), **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["stage"].choices = [("", "—")] + [(s.pk, s.get_kind_display()) for s in stages]
+        choices = [("", "—")] + [(s.pk, s.get_kind_display()) for s in stages]
+        cast(forms.ChoiceField, self.fields["stage"]).choices = choices
 
 
 class ClaimRequestForm(forms.Form):

@@ -21,6 +21,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from apps.core import people
+from apps.core.permissions import Actor, signed_in
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
@@ -214,9 +215,9 @@ def _swiss_rounds(seats: list[Seat]) -> dict[int, tuple[int | None, int]]:
     return {pk: (bye, max(game or 0, last or 0)) for pk, bye, game, last in rows}
 
 
-def my_stages(user) -> list[MyStage]:
+def my_stages(user: Actor) -> list[MyStage]:
     """Every stage of every entry linked to ``user``, by tournament, entry and stage."""
-    if not getattr(user, "is_authenticated", False):
+    if not signed_in(user):
         return []
     entries = list(
         StageEntry.objects.filter(entrant__user=user)

@@ -61,6 +61,7 @@ class Invitation(models.Model):
     def role_text(self) -> str:
         """The role in words, e.g. "TD of group 3 (Preliminary)"."""
         if self.role == self.Role.TD:
+            assert self.stage is not None  # a TD's invitation has its stage (the constraint)
             return _("TD of group %(number)s (%(stage)s)") % {
                 "number": self.group_number,
                 "stage": self.stage.get_kind_display(),

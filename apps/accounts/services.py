@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import secrets
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
@@ -29,7 +30,7 @@ from rest_framework.authtoken.models import Token
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.people import display_name
-from apps.core.permissions import require_organizer, require_signed_in
+from apps.core.permissions import Actor, require_organizer, require_signed_in
 from apps.core.services import clean_name, set_display_name
 from apps.entrants.models import Entrant
 from apps.groups.models import Group
@@ -39,6 +40,9 @@ from apps.stages.models import Stage, Tournament
 from . import tasks
 from .links import read_claim_token, read_invitation_token
 from .models import Invitation
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def _clean_email(email: str) -> str:
@@ -65,7 +69,7 @@ def organizer_permission() -> Permission:
     return Permission.objects.get(content_type__app_label=app_label, codename=codename)
 
 
-def _require_staff(user) -> None:
+def _require_staff(user: Actor) -> None:
     require_signed_in(user)
     if not (user.is_active and user.is_staff):
         raise ActionError(
@@ -104,7 +108,7 @@ class OrganizerRight:
         return self.holds and not self.direct
 
 
-def organizer_rights(accounts) -> dict[int, OrganizerRight]:
+def organizer_rights(accounts: Iterable[User]) -> dict[int, OrganizerRight]:
     """Each account's right to create tournaments, by id (two queries)."""
     accounts = list(accounts)
     ids = [a.pk for a in accounts]
@@ -118,11 +122,11 @@ def organizer_rights(accounts) -> dict[int, OrganizerRight]:
     return {a.pk: OrganizerRight(a, a.pk in held, a.pk in direct) for a in accounts}
 
 
-def organizer_right(account) -> OrganizerRight:
+def organizer_right(account: User) -> OrganizerRight:
     return organizer_rights([account])[account.pk]
 
 
-def _set_organizer_right(user, account, grant: bool) -> OrganizerRight:
+def _set_organizer_right(user: Actor, account: User, grant: bool) -> OrganizerRight:
     _require_staff(user)
     if grant and not account.is_active:
         raise ActionError(
@@ -154,12 +158,12 @@ def _set_organizer_right(user, account, grant: bool) -> OrganizerRight:
     return organizer_right(get_user_model().objects.get(pk=account.pk))
 
 
-def grant_organizer_right(user, account) -> OrganizerRight:
+def grant_organizer_right(user: Actor, account: User) -> OrganizerRight:
     """Let ``account`` create tournaments (staff). Granting it again changes nothing."""
     return _set_organizer_right(user, account, grant=True)
 
 
-def revoke_organizer_right(user, account) -> OrganizerRight:
+def revoke_organizer_right(user: Actor, account: User) -> OrganizerRight:
     """Take away the right to create tournaments granted to ``account`` (staff). A right held
     through a group or as a superuser stays (the answer says so)."""
     return _set_organizer_right(user, account, grant=False)
@@ -171,7 +175,7 @@ def revoke_organizer_right(user, account) -> OrganizerRight:
 
 
 def invite(
-    user,
+    user: Actor,
     tournament: Tournament,
     *,
     email: str,
@@ -181,7 +185,7 @@ def invite(
 ) -> Invitation:
     """Invite a person by e-mail as co-organizer of ``tournament`` or as TD of group
     ``group_number`` of ``stage`` (organizers); the e-mail goes out when this commits."""
-    require_organizer(user, tournament)
+    user = require_organizer(user, tournament)
     email = _clean_email(email)
     if role == Invitation.Role.TD:
         if stage is None or stage.tournament_id != tournament.pk or not group_number:
@@ -238,10 +242,10 @@ def invitation_for(token: str) -> Invitation:
     return invitation
 
 
-def accept_invitation(user, token: str) -> Invitation:
+def accept_invitation(user: Actor, token: str) -> Invitation:
     """Grant the invitation's role to ``user``. Accepting again as the same user changes
     nothing; an invitation accepted by another account is refused."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     invitation_id = read_invitation_token(token)
     with transaction.atomic():
         invitation = (
@@ -264,6 +268,7 @@ def accept_invitation(user, token: str) -> Invitation:
         if invitation.role == Invitation.Role.ORGANIZER:
             invitation.tournament.organizers.add(user)
         else:
+            assert invitation.group_number is not None  # a TD's invitation names its group
             group = (
                 Group.objects.select_for_update(of=("self",))
                 .select_related("td")
@@ -295,7 +300,7 @@ def accept_invitation(user, token: str) -> Invitation:
     return invitation
 
 
-def _new_user(username: str, email: str, password: str, name: str = ""):
+def _new_user(username: str, email: str, password: str, name: str = "") -> User:
     """A new account (the caller validated the username and the password) with its display
     name."""
     users = get_user_model().objects
@@ -311,7 +316,7 @@ def _new_user(username: str, email: str, password: str, name: str = ""):
     return user
 
 
-def join_by_invitation(token: str, *, username: str, password: str, display_name: str = ""):
+def join_by_invitation(token: str, *, username: str, password: str, display_name: str = "") -> User:
     """Create an account for the invited address (with the name others will see) and accept
     the invitation with it, in one transaction. Returns the new user."""
     invitation = invitation_for(token)
@@ -501,13 +506,13 @@ def plan_tds(stage: Stage, rows: list[tuple[int, str, str | None]]) -> TdPlan:
     return plan
 
 
-def preview_tds(user, stage: Stage, text: str) -> TdPlan:
+def preview_tds(user: Actor, stage: Stage, text: str) -> TdPlan:
     """What :func:`assign_tds` would do with ``text``; nothing is written (organizers)."""
     require_organizer(user, stage.tournament)
     return plan_tds(stage, parse_td_csv(text))
 
 
-def assign_tds(user, stage: Stage, text: str) -> TdPlan:
+def assign_tds(user: Actor, stage: Stage, text: str) -> TdPlan:
     """Name the TDs of the stage's groups from a CSV ``group,email`` (organizers): an account
     with the address becomes the group's TD at once, any other address is invited as the
     group's TD (the e-mail goes out on commit; the group keeps its TD until the invitation
@@ -516,13 +521,13 @@ def assign_tds(user, stage: Stage, text: str) -> TdPlan:
     return _apply_tds(user, stage, parse_td_csv(text))
 
 
-def assign_group_td(user, stage: Stage, number: int, email: str) -> TdPlan:
+def assign_group_td(user: Actor, stage: Stage, number: int, email: str) -> TdPlan:
     """Name one group's TD by e-mail address, as one row of :func:`assign_tds` would."""
     require_organizer(user, stage.tournament)
     return _apply_tds(user, stage, [(1, str(number), (email or "").strip())])
 
 
-def _apply_tds(user, stage: Stage, rows) -> TdPlan:
+def _apply_tds(user: Actor, stage: Stage, rows: list[tuple[int, str, str | None]]) -> TdPlan:
     with transaction.atomic():
         plan = plan_tds(stage, rows)
         for row in plan.rows:
@@ -545,7 +550,7 @@ def _apply_tds(user, stage: Stage, rows) -> TdPlan:
 # ---------------------------------------------------------------------------
 
 
-def link_entrant(user, entrant: Entrant, player) -> Entrant:
+def link_entrant(user: Actor, entrant: Entrant, player: User | None) -> Entrant:
     """Link an entry to a player's account, or unlink it with ``player=None`` (organizers)."""
     require_organizer(user, entrant.tournament)
     with transaction.atomic():
@@ -568,7 +573,7 @@ def link_entrant(user, entrant: Entrant, player) -> Entrant:
     return entrant
 
 
-def link_entrants_by_email(user, entrants) -> int:
+def link_entrants_by_email(user: Actor, entrants: Iterable[Entrant]) -> int:
     """Link each unlinked entry to the one active account with the same e-mail address
     (organizers of every entry's tournament); entries whose address matches no account, or
     several, are left alone. Returns how many were linked."""
@@ -590,7 +595,7 @@ def link_entrants_by_email(user, entrants) -> int:
     return linked
 
 
-def send_claim_links(user, entrants) -> int:
+def send_claim_links(user: Actor, entrants: Iterable[Entrant]) -> int:
     """E-mail every unlinked entry with an address a link to claim it (organizers); one
     e-mail per address. Returns how many entries got a link."""
     entrants = [e for e in entrants if e.email and e.user_id is None]
@@ -640,10 +645,10 @@ def claimable_entrant(token: str) -> Entrant:
     return entrant
 
 
-def claim_entry(user, token: str) -> Entrant:
+def claim_entry(user: Actor, token: str) -> Entrant:
     """Link the entry named by a claim link to ``user``. Claiming it again changes nothing;
     an entry linked to another account is refused."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     entrant_id = claimable_entrant(token).pk
     with transaction.atomic():
         entrant = (
@@ -667,7 +672,7 @@ def claim_entry(user, token: str) -> Entrant:
     return entrant
 
 
-def join_by_claim(token: str, *, username: str, password: str, display_name: str = ""):
+def join_by_claim(token: str, *, username: str, password: str, display_name: str = "") -> User:
     """Create an account with the entry's address (and the name others will see) and claim
     the entry with it, in one transaction. Returns the new user."""
     entrant = claimable_entrant(token)
@@ -687,13 +692,13 @@ def join_by_claim(token: str, *, username: str, password: str, display_name: str
 # ---------------------------------------------------------------------------
 
 
-def api_token(user) -> Token | None:
+def api_token(user: User) -> Token | None:
     return Token.objects.filter(user=user).first()
 
 
-def obtain_token(user) -> Token:
+def obtain_token(user: Actor) -> Token:
     """The user's API token, made on first use (after the caller checked the password)."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     with transaction.atomic():
         token, created = Token.objects.get_or_create(user=user)
         if created:
@@ -701,9 +706,9 @@ def obtain_token(user) -> Token:
     return token
 
 
-def regenerate_token(user) -> Token:
+def regenerate_token(user: Actor) -> Token:
     """A new API token for ``user``; the old one stops working."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
         token = Token.objects.create(user=user)

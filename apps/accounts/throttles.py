@@ -14,8 +14,12 @@ from rest_framework.throttling import SimpleRateThrottle
 
 
 class _SettingsRate(SimpleRateThrottle):
+    scope: str
+
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        # Texts such as "10/minute" (the stubs say numbers).
+        rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]
+        return rates.get(self.scope)
 
 
 class SignInRateThrottle(_SettingsRate):
@@ -49,6 +53,7 @@ class WriteRateThrottle(_SettingsRate):
 def sign_in_allowed(request) -> tuple[bool, float | None]:
     """Count one sign-in attempt of a page request: (allowed, seconds to wait if not)."""
     throttle = SignInRateThrottle()
-    if throttle.allow_request(request, None):
+    # A page's request, no API view (which the rate does not read; the stubs want one).
+    if throttle.allow_request(request, None):  # type: ignore[arg-type]
         return True, None
     return False, throttle.wait()

@@ -29,7 +29,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.pages import show_refusal
+from apps.core.pages import SignedInRequest, show_refusal
 from apps.core.people import display_name, stored_display_name, td_name
 from apps.core.permissions import is_organizer
 from apps.groups.models import Group
@@ -99,7 +99,7 @@ def _link_error(request: HttpRequest, error: ActionError) -> HttpResponse:
 
 
 @login_required
-def me(request: HttpRequest) -> HttpResponse:
+def me(request: SignedInRequest) -> HttpResponse:
     user = request.user
     cards = my_stages(user)
     today = timezone.localdate()
@@ -122,7 +122,7 @@ def me(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def me_name(request: HttpRequest) -> HttpResponse:
+def me_name(request: SignedInRequest) -> HttpResponse:
     """The name others see for one's account: on group pages, as TD, in a game's history."""
     user = request.user
     initial = {"display_name": stored_display_name(user)}
@@ -147,7 +147,7 @@ def me_name(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def api_token(request: HttpRequest) -> HttpResponse:
+def api_token(request: SignedInRequest) -> HttpResponse:
     """Show the user's API token; POST makes a new one (the old one stops working)."""
     if request.method == "POST":
         services.regenerate_token(request.user)
@@ -338,6 +338,8 @@ def _td_page(
         .order_by("created_at")
         .values_list("group_number", "email")
     ):
+        if number is None:  # never: a TD's invitation names its group
+            continue
         addresses = pending.setdefault(number, [])
         if email.lower() not in {a.lower() for a in addresses}:
             addresses.append(email)
@@ -422,7 +424,8 @@ def stage_td_group(request: HttpRequest, stage: Stage) -> HttpResponse:
     if not form.is_valid():
         for errors in form.errors.values():
             for message in errors:
-                messages.error(request, message)
+                # A form's error list yields texts (the stubs also say ValidationError).
+                messages.error(request, str(message))
         return _td_page(request, stage, status=400)
     number, email = form.cleaned_data["group"], form.cleaned_data["email"]
     try:

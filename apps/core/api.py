@@ -10,13 +10,16 @@ is a sentence saying what to do, ``details`` lists the particulars (bad rows, in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
+from drf_spectacular.plumbing import append_meta
 from rest_framework import exceptions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import BaseParser
@@ -62,7 +65,7 @@ def error_responses(*statuses: int) -> dict[int, type[ErrorSerializer]]:
     return {status: ErrorSerializer for status in statuses}
 
 
-def _error(code: str, message: str, details: list | None = None) -> dict:
+def _error(code: str, message: object, details: list | None = None) -> dict:
     return {"code": str(code), "message": str(message), "details": details or []}
 
 
@@ -181,10 +184,12 @@ def _api_error(exc: exceptions.APIException, context: dict) -> dict:
             % {"reason": exc.detail, "accepted": accepted},
         )
     if isinstance(exc, exceptions.Throttled):
-        if exc.wait is None:
+        # The stubs lack the ``wait`` that Throttled's __init__ sets.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]
+        if wait is None:
             message = _("Too many requests; try again later.")
         else:
-            seconds = round(exc.wait)
+            seconds = round(wait)
             message = ngettext(
                 "Too many requests; try again in %(seconds)s second.",
                 "Too many requests; try again in %(seconds)s seconds.",
@@ -211,11 +216,14 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
             status=503,
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
+    # Django's own two, as DRF's handler turns them into its own.
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
     response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
     response.data = _api_error(exc, context)
     return response
 
@@ -225,7 +233,27 @@ class Pagination(PageNumberPagination):
 
     page_size_query_param = "page_size"
     max_page_size = 500
-    invalid_page_message = gettext_lazy("There is no page {page_number}: {message}.")
+    # Lazy (the stubs say str): DRF only calls its ``format``.
+    invalid_page_message = gettext_lazy(  # type: ignore[assignment]
+        "There is no page {page_number}: {message}."
+    )
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        """DRF's page schema, with ``next`` and ``previous`` nullable in the schema's OpenAPI
+        version (DRF writes 3.0's ``nullable``, which 3.1 has not)."""
+        page = super().get_paginated_response_schema(schema)
+        for link in ("next", "previous"):
+            field = page["properties"][link]
+            if field.pop("nullable", False):
+                page["properties"][link] = nullable_schema(field)
+        return page
+
+
+def nullable_schema(schema: dict) -> dict:
+    """``schema`` that also allows null, written as the schema's OpenAPI version says it
+    (3.0: ``nullable: true``; 3.1: ``type: [..., "null"]``), for the schema pieces written
+    by hand."""
+    return append_meta(schema, {"nullable": True})
 
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str:
@@ -244,7 +272,8 @@ class CsvParser(BaseParser):
 
     media_type = "text/csv"
 
-    def parse(self, stream, media_type=None, parser_context=None) -> str:
+    # The body as a string (the stubs want a mapping): DRF hands request.data over as it is.
+    def parse(self, stream, media_type=None, parser_context=None) -> str:  # type: ignore[override]
         if stream is None:
             return ""
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
@@ -259,7 +288,7 @@ def request_csv_text(request, body: type[serializers.Serializer]) -> str:
     upload = request.FILES.get("file")
     if upload is not None:
         return decode_text(upload.read())
-    if "csv" not in request.data:
+    if not isinstance(request.data, Mapping) or "csv" not in request.data:
         raise serializers.ValidationError(
             {
                 "csv": _(

@@ -9,5 +9,5 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from .converters import IdConverter
 
-        # Every number in an address is an <id:…> (apps/core/converters.py), never <id:…>.
+        # Every number in an address is an <id:…> (apps/core/converters.py), never <int:…>.
         register_converter(IdConverter, "id")

@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 from . import pagecache
 from .bulk import insert_rows
 from .models import AuditEvent
+from .permissions import Actor, signed_in
 
 
 class Action(StrEnum):
@@ -95,14 +96,21 @@ RESULT_EVENTS = (Action.RESULT_ENTERED, Action.RESULT_CORRECTED, Action.ENTRANT_
 
 
 def record(
-    action: Action, actor=None, *, tournament=None, stage=None, group=None, game=None, **data
+    action: Action,
+    actor: Actor | None = None,
+    *,
+    tournament=None,
+    stage=None,
+    group=None,
+    game=None,
+    **data,
 ) -> AuditEvent:
     """Write one audit event (call inside the action's transaction)."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
     event = AuditEvent.objects.create(
         action=Action(action),
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=actor if signed_in(actor) else None,
         tournament_id=_id(tournament),
         stage_id=_id(stage),
         group_id=_id(group),
@@ -129,7 +137,14 @@ def result_change_data(old: str, new: str, adjudicated: bool, reason: str) -> di
 
 
 def result_changed(
-    actor, game, *, old: str, new: str, adjudicated: bool, reason: str, corrected: bool
+    actor: Actor | None,
+    game,
+    *,
+    old: str,
+    new: str,
+    adjudicated: bool,
+    reason: str,
+    corrected: bool,
 ) -> AuditEvent:
     """A game's result was entered (``corrected=False``) or changed: ``old`` → ``new``."""
     return record(
@@ -143,7 +158,7 @@ def result_changed(
 
 
 def results_imported(
-    actor,
+    actor: Actor | None,
     *,
     stage,
     group=None,
@@ -195,7 +210,7 @@ def results_imported(
 
 
 def entrant_withdrawn(
-    actor, *, stage, group, entrant_code: str, reason: str, forfeited: Iterable
+    actor: Actor | None, *, stage, group, entrant_code: str, reason: str, forfeited: Iterable
 ) -> AuditEvent:
     """An entrant withdrew from ``stage``; ``forfeited`` are the games that became forfeits.
 

@@ -21,6 +21,22 @@ ANALYZE_ABOVE = 10_000
 COPY_ABOVE = 1_000
 
 
+def field_of(model: type[Model], name: str) -> Field:
+    """The concrete field ``name`` of ``model`` (``get_field`` also finds reverse relations,
+    which have no column)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} is a reverse relation, not a column")
+    return field
+
+
+def column_of(field: Field) -> str:
+    """The column of a concrete field (``Field.column`` is None only for fields without one)."""
+    if field.column is None:
+        raise TypeError(f"{field} has no column")
+    return field.column
+
+
 def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> None:
     """Insert ``rows``, tuples of field values in ``columns`` order (``group_id`` for a key).
 
@@ -33,7 +49,7 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
         return
     # The connection itself, not the proxy: JSON values are prepared with it.
     db = connections[connection.alias]
-    given = [model._meta.get_field(c) for c in columns]
+    given = [field_of(model, c) for c in columns]
     others = [
         f
         for f in model._meta.concrete_fields
@@ -45,7 +61,7 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
         (i, _json_adapter(f, db)) for i, f in enumerate(given) if isinstance(f, JSONField)
     ]
     quote = db.ops.quote_name
-    names = ", ".join(quote(f.column) for f in (*given, *others))
+    names = ", ".join(quote(column_of(f)) for f in (*given, *others))
     table = quote(model._meta.db_table)
     written = 0
     with db.cursor() as cursor:
@@ -83,10 +99,10 @@ def _bulk_create(model: type[Model], columns: Sequence[str], rows: Iterable[Sequ
     for row in rows:
         batch.append(model(**dict(zip(columns, row, strict=True))))
         if len(batch) >= BATCH:
-            model.objects.bulk_create(batch)
+            model._default_manager.bulk_create(batch)
             batch = []
     if batch:
-        model.objects.bulk_create(batch)
+        model._default_manager.bulk_create(batch)
 
 
 def update_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
@@ -103,7 +119,7 @@ def update_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
     which costs milliseconds a row in Python: half an hour for 500,000 results. Values are
     prepared as saving the model would; call it inside the caller's transaction.
     """
-    fields = [model._meta.get_field(c) for c in columns]
+    fields = [field_of(model, c) for c in columns]
     # The connection itself, not the proxy: each value is prepared with it.
     db = connections[connection.alias]
     rows = iter(rows)
@@ -120,8 +136,8 @@ def _update_each(
 ) -> int:
     """``update_rows`` by one UPDATE statement a row, BATCH rows an ``executemany``."""
     quote = db.ops.quote_name
-    assignments = ", ".join(f"{quote(f.column)} = %s" for f in fields)
-    key = quote(model._meta.pk.column)
+    assignments = ", ".join(f"{quote(column_of(f))} = %s" for f in fields)
+    key = quote(column_of(model._meta.pk))
     sql = f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {key} = %s"
     count = 0
     batch: list[list] = []
@@ -149,8 +165,8 @@ def _update_copied(
     by key."""
     quote = db.ops.quote_name
     table = quote(model._meta.db_table)
-    key = quote(model._meta.pk.column)
-    names = [quote(f.column) for f in fields]
+    key = quote(column_of(model._meta.pk))
+    names = [quote(column_of(f)) for f in fields]
     listed = ", ".join([key, *names])
     staged = quote(f"_update_{model._meta.db_table}")
     count = 0

@@ -16,7 +16,11 @@ import re
 from collections.abc import Iterable
 from typing import IO, Any
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+from apps.silli.entrants import FORMULA_PREFIXES as FIELD_FORMULA_PREFIXES
+
+# The entrant fields' guard (apps/silli/entrants.py), plus the tab and carriage return that
+# no field may hold but another cell might.
+FORMULA_PREFIXES = (*FIELD_FORMULA_PREFIXES, "\t", "\r")
 PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
 
 

@@ -65,7 +65,7 @@ def api_refusal(exception: BaseException | None) -> HttpResponse | None:
     return None
 
 
-def bad_request(request: HttpRequest, exception: BaseException) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_path(request.path_info):
         return defaults.bad_request(request, exception)
     return api_refusal(exception) or json_error(
@@ -75,14 +75,14 @@ def bad_request(request: HttpRequest, exception: BaseException) -> HttpResponse:
     )
 
 
-def permission_denied(request: HttpRequest, exception: BaseException) -> HttpResponse:
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_path(request.path_info):
         return defaults.permission_denied(request, exception)
     message = str(exception) or _("You are not allowed to do this.")
     return json_error(ErrorCode.PERMISSION_DENIED, message, 403)
 
 
-def page_not_found(request: HttpRequest, exception: BaseException) -> HttpResponse:
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api_path(request.path_info):
         return defaults.page_not_found(request, exception)
     return json_error(

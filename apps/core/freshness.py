@@ -43,6 +43,8 @@ from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from .bulk import column_of
+
 logger = logging.getLogger(__name__)
 
 # The mark's own columns; any other column of a mark model is the data's (e.g. when it was
@@ -97,12 +99,12 @@ class Derived:
     built: str | None = None
 
     def _marks(self, pks: Iterable[int]) -> models.QuerySet:
-        return self.mark_model.objects.filter(**{f"{self.key}__in": list(pks)})
+        return self.mark_model._default_manager.filter(**{f"{self.key}__in": list(pks)})
 
     def _set_mirror(self, pks: list[int], pending: bool) -> None:
         if self.mirror is not None:
             model, field = self.mirror
-            model.objects.filter(pk__in=pks).update(**{field: pending})
+            model._default_manager.filter(pk__in=pks).update(**{field: pending})
 
     # -- 1. mark, 2. queue ---------------------------------------------------------------
 
@@ -125,7 +127,9 @@ class Derived:
         others = [
             f for f in meta.concrete_fields if f.attname != self.key and f.name not in MARK_FIELDS
         ]
-        columns = ", ".join(quote(c) for c in (self.key, *MARK_FIELDS, *(f.column for f in others)))
+        columns = ", ".join(
+            quote(c) for c in (self.key, *MARK_FIELDS, *(column_of(f) for f in others))
+        )
         asked = ops.adapt_datetimefield_value(now)
         defaults = [f.get_db_prep_value(f.get_default(), connection) for f in others]
         values = ", ".join(["%s"] * (2 + len(others)))
@@ -244,7 +248,8 @@ class Derived:
                 " SET pending_since = NULL, requested_at = NULL"
                 f" WHERE {quote(self.key)} = %s AND changes = %s RETURNING {quote(self.key)})"
                 f" UPDATE {quote(model._meta.db_table)} SET {quote(field)} = false"
-                f" WHERE {quote(model._meta.pk.column)} IN (SELECT {quote(self.key)} FROM cleared)",
+                f" WHERE {quote(column_of(model._meta.pk))}"
+                f" IN (SELECT {quote(self.key)} FROM cleared)",
                 [pk, seen],
             )
             return cursor.rowcount == 1
@@ -292,7 +297,7 @@ class Derived:
         mark cleared and does nothing."""
         now = now or timezone.now()
         with transaction.atomic():
-            due = self.mark_model.objects.filter(self.due(now)).order_by("pending_since")
+            due = self.mark_model._default_manager.filter(self.due(now)).order_by("pending_since")
             stale = list(due.values_list(self.key, "pending_since"))
             ids = [pk for pk, _since in stale]
             if not ids:
@@ -314,7 +319,7 @@ class Derived:
         """The sweep for one item (a page found it waiting): queue its rebuild again if its
         mark is :meth:`due`; True if queued."""
         with transaction.atomic():
-            due = self.mark_model.objects.filter(self.due(now), **{self.key: pk})
+            due = self.mark_model._default_manager.filter(self.due(now), **{self.key: pk})
             if not due.update(requested_at=now):
                 return False
             transaction.on_commit(lambda: self.queue([pk]))

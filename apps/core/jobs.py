@@ -29,6 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from .choices import TextChoices
@@ -74,7 +75,7 @@ class Job(models.Model):
     # A job started longer ago than this is stopped (failed) with this sentence, which may
     # name the limit as %(minutes)s.
     TIME_LIMIT: ClassVar[timedelta]
-    TIME_LIMIT_MESSAGE: ClassVar[str]
+    TIME_LIMIT_MESSAGE: ClassVar[str | Promise]
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
@@ -112,7 +113,7 @@ class Job(models.Model):
         has finished; True if this call did. Takes the job's row lock for it, so a step
         finishing the job at the same moment either comes first or finds it failed."""
         with transaction.atomic():
-            job = cls.objects.select_for_update().filter(pk=pk).first()
+            job = cls._default_manager.select_for_update().filter(pk=pk).first()
             if job is None or job.finished:
                 return False
             job.mark_failed(message, **changes)
@@ -137,7 +138,7 @@ class Job(models.Model):
         """Record the failure beyond the job's row (an audit event), in its transaction."""
 
     @classmethod
-    def failure_hook(cls, message: str) -> Callable[..., None]:
+    def failure_hook(cls, message: str | Promise) -> Callable[..., None]:
         """An ``on_failure`` for a Celery task whose first argument is the id of one of these
         jobs: once the task has failed for good (its retries spent, an error it does not
         retry, its soft time limit), the job is failed with ``message`` — ``%(error)s`` in it
@@ -163,7 +164,9 @@ class Job(models.Model):
         queue that is only slow gets one more task, not one a sweep). Every step of a job is
         idempotent, so a job queued twice does its work once."""
         now = now or timezone.now()
-        unfinished = (cls.objects.all() if jobs is None else jobs).filter(status__in=cls.UNFINISHED)
+        unfinished = (cls._default_manager.all() if jobs is None else jobs).filter(
+            status__in=cls.UNFINISHED
+        )
         late = list(
             unfinished.filter(created_at__lt=now - cls.TIME_LIMIT).values_list("pk", flat=True)
         )
@@ -175,7 +178,7 @@ class Job(models.Model):
             return Stalled([], late)
         quiet = unfinished.filter(updated_at__lt=now - cls.RESUME_AFTER).exclude(pk__in=late)
         resume = list(quiet.values_list("pk", flat=True))
-        cls.objects.filter(pk__in=resume, status__in=cls.UNFINISHED).update(updated_at=now)
+        cls._default_manager.filter(pk__in=resume, status__in=cls.UNFINISHED).update(updated_at=now)
         return Stalled(resume, late)
 
     @classmethod

@@ -37,6 +37,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.template.response import SimpleTemplateResponse
 from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -207,7 +208,7 @@ class PublicPageCacheMiddleware:
             return copy.response(request)
         response = self.get_response(request)
         if _storable(response):
-            if hasattr(response, "render") and not response.is_rendered:
+            if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
                 response.add_post_render_callback(lambda r: self._store(pages, key, r))
             else:
                 self._store(pages, key, response)

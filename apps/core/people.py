@@ -9,9 +9,13 @@ shown by a neutral label with its number ("TD 12", "Organizer 3", "Account 7").
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.utils.translation import gettext as _
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DISPLAY_NAME_MAX_LENGTH = 100
 
@@ -52,9 +56,11 @@ def clean_display_name(value: str | None) -> str:
     return value
 
 
-def stored_display_name(user) -> str:
+def stored_display_name(user: User | None) -> str:
     """The display name the account set ('' if none; no query when the profile was loaded
     with ``select_related("…profile")``)."""
+    if user is None:
+        return ""
     try:
         profile = user.profile
     except (ObjectDoesNotExist, AttributeError):
@@ -62,7 +68,7 @@ def stored_display_name(user) -> str:
     return (profile.display_name or "").strip() if profile is not None else ""
 
 
-def display_name(user, *, role: str | None = None) -> str:
+def display_name(user: User | None, *, role: str | None = None) -> str:
     """The name to show others for ``user``: the profile's display name, else the full name,
     else a neutral label with the account's number — ``role`` and the number when a role is
     given ("TD 12"), else "Organizer 3" for staff and "Account 7" for everyone else. Never the
@@ -79,6 +85,6 @@ def display_name(user, *, role: str | None = None) -> str:
     return _("Account %(number)s") % {"number": user.pk}
 
 
-def td_name(user) -> str:
+def td_name(user: User | None) -> str:
     """A group's tournament director as others see them ("TD 12" without a name)."""
     return display_name(user, role=_("TD"))

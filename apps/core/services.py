@@ -12,7 +12,7 @@ from .audit import Action, record
 from .errors import ActionError, ErrorCode
 from .models import Profile
 from .people import clean_display_name
-from .permissions import require_signed_in
+from .permissions import Actor, require_signed_in
 
 
 def clean_name(name: str | None) -> str:
@@ -23,11 +23,11 @@ def clean_name(name: str | None) -> str:
         raise ActionError(ErrorCode.INVALID_INPUT, " ".join(exc.messages)) from exc
 
 
-def set_display_name(user, name: str) -> Profile:
+def set_display_name(user: Actor, name: str) -> Profile:
     """Set the name others see for ``user``'s own account ('' clears it: the account is then
     shown by its full name or a neutral label, never its login name). Audited when it
     changes."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     name = clean_name(name)
     with transaction.atomic():
         profile, _created = Profile.objects.select_for_update().get_or_create(user=user)

@@ -4,6 +4,8 @@ adding, changing and removing one entrant, and the export."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import django_filters
 from django.db.models import Q, QuerySet
 from django.http import HttpResponse
@@ -57,7 +59,8 @@ class CsvFileSerializer(serializers.Serializer):
 
 class EntrantChangeSerializer(serializers.Serializer):
     code = serializers.CharField()
-    fields = serializers.DictField(
+    # Named as the API names it, not the Serializer's own ``fields`` (the stubs object).
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(),
         help_text="{field: [old, new]} for every detail that changes.",
     )
@@ -128,7 +131,7 @@ class ImportJobSerializer(serializers.Serializer):
         child=serializers.DictField(),
         help_text="The bad rows of a failed job as {line, message}, every one of them.",
     )
-    result = serializers.JSONField(
+    result = serializers.DictField(
         allow_null=True,
         help_text="Once it succeeded: {imported} for an added file; the preview (as the "
         "dry run's 200 answer) for a dry run; the replacement by code for mode=replace. "
@@ -148,7 +151,7 @@ def job_url(job: ImportJob) -> str:
 def import_options(request) -> dict:
     """``dry_run`` and ``mode`` from the query string, or from the body's fields."""
     options = dict(request.query_params.items())
-    if not isinstance(request.data, str):
+    if isinstance(request.data, Mapping):  # not a text/csv body, nor JSON null or a list
         options.update((k, request.data[k]) for k in ("dry_run", "mode") if k in request.data)
     query = ImportQuerySerializer(data=options)
     query.is_valid(raise_exception=True)
@@ -254,7 +257,7 @@ class StageEntrantSerializer(serializers.ModelSerializer):
     nation = serializers.CharField(source="entrant.nation")
     rating = serializers.IntegerField(source="entrant.rating", allow_null=True)
     person = serializers.CharField(source="entrant.person")
-    email = serializers.EmailField(source="entrant.email")
+    email = serializers.EmailField(source="entrant.email", allow_blank=True)
 
     class Meta:
         model = StageEntry

@@ -113,7 +113,7 @@ class EntrantTextField(forms.CharField):
             self.widget.attrs.setdefault("maxlength", str(self.limit))
 
     def clean(self, value):
-        text = self.to_python(value)
+        text = self.to_python(value) or ""  # never None: the empty value is ""
         if self.check:
             checked, problems = rules.FIELD_CHECKS[self.check](text)
         else:

@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.jobs import percent_done
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.core.text import lines_with_nul
 from apps.silli.entrants import RowError
 from apps.stages.services import locked
@@ -181,7 +181,7 @@ def _forget_old_previews(now: datetime) -> None:
 
 
 def _start(
-    user,
+    user: Actor,
     stage,
     text: str,
     *,
@@ -268,7 +268,13 @@ def _start(
 
 
 def start_import(
-    user, stage, text: str, *, mode: str = "add", dry_run: bool = False, rows: int | None = None
+    user: Actor,
+    stage,
+    text: str,
+    *,
+    mode: str = "add",
+    dry_run: bool = False,
+    rows: int | None = None,
 ) -> ImportJob:
     """Start importing an entrant CSV as a job: adding its entrants (``mode="add"``) or
     making it the stage's list (``"replace"``); a dry run only checks it and keeps the
@@ -278,7 +284,7 @@ def start_import(
     return _start(user, stage, text, mode=mode, dry_run=dry_run, rows=rows)
 
 
-def confirm_import(user, preview: ImportJob) -> ImportJob:
+def confirm_import(user: Actor, preview: ImportJob) -> ImportJob:
     """Start the import a succeeded dry run previewed, from the file it kept (refused once
     it was confirmed, or after :data:`KEEP_PREVIEW`): the same mode, nothing re-sent."""
     stage = preview.stage

@@ -9,12 +9,12 @@ characters, safe codes, FIDE federation codes, no formula prefixes), whichever w
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, ForeignObjectRel, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -22,7 +22,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import Action, record
 from apps.core.bulk import insert_rows
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.entrants import (
     EntrantCsvError,
@@ -91,7 +91,7 @@ def bad_rows(errors: list[RowError]) -> ActionError:
     )
 
 
-def require_registration_open(stage) -> None:
+def require_registration_open(stage: Stage) -> None:
     """Refuse (409) unless the stage's registration is open: its entrant list is frozen then."""
     if stage.status == Stage.Status.DRAFT:
         return
@@ -108,7 +108,7 @@ def require_registration_open(stage) -> None:
     raise ActionError(ErrorCode.WRONG_STATUS, message)
 
 
-def _chunks(items: list, size: int = CHUNK):
+def _chunks(items: list, size: int = CHUNK) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
@@ -159,7 +159,7 @@ def _refuse_bad_rows(errors: list[RowError]) -> None:
         raise _bad_rows(EntrantCsvError(sorted(errors, key=lambda e: e.line)))
 
 
-def require_import_open(stage, mode: str = "add") -> None:
+def require_import_open(stage: Stage, mode: str = "add") -> None:
     """Refuse (409) an import into a stage whose registration is closed: ``add`` and
     ``replace`` say so in their own words, as they always did."""
     if mode == "replace":
@@ -171,7 +171,7 @@ def require_import_open(stage, mode: str = "add") -> None:
         )
 
 
-def preview_import(stage, text: str | ParsedFile) -> ImportPreview:
+def preview_import(stage: Stage, text: str | ParsedFile) -> ImportPreview:
     """Parse and check a CSV (or a file read already) against the stage's tournament without
     writing anything."""
     require_import_open(stage, "add")
@@ -193,7 +193,7 @@ def preview_import(stage, text: str | ParsedFile) -> ImportPreview:
 
 
 def import_entrants(
-    user, stage, text: str | ParsedFile, *, job: int | None = None
+    user: Actor | None, stage: Stage, text: str | ParsedFile, *, job: int | None = None
 ) -> ImportPreview:
     """Add every entrant of the CSV to the tournament and to ``stage``, or none of them.
     ``job``: the import job doing it, named in the audit event."""
@@ -261,7 +261,7 @@ def _stage_name(kind: str, order: int) -> str:
     return _("%(kind)s (stage %(order)s)") % {"kind": Stage.Kind(kind).label, "order": order}
 
 
-def _frozen_elsewhere(stage, codes: list[str]) -> dict[str, str]:
+def _frozen_elsewhere(stage: Stage, codes: list[str]) -> dict[str, str]:
     """The entrants among ``codes`` who are also entrants of another stage whose list is
     frozen (its registration closed): code → that stage. Their details must not change."""
     frozen: dict[str, str] = {}
@@ -280,7 +280,7 @@ def _frozen_elsewhere(stage, codes: list[str]) -> dict[str, str]:
     return frozen
 
 
-def preview_replace(stage, text: str | ParsedFile) -> ReplacePreview:
+def preview_replace(stage: Stage, text: str | ParsedFile) -> ReplacePreview:
     """Check a CSV that is to replace the stage's entrant list and say, by code, who would be
     added, changed and removed; nothing is written. Every bad row is listed: rows the CSV
     rules refuse, codes of entrants of the tournament who are not in this stage, and changes
@@ -334,13 +334,16 @@ def preview_replace(stage, text: str | ParsedFile) -> ReplacePreview:
     )
 
 
-def _references():
+def _references() -> list[ForeignObjectRel]:
     """Every relation that points at an entrant, stage entries aside (seats, games, standings,
     qualification changes …, whatever app declares them)."""
     return [
         f
         for f in Entrant._meta.get_fields(include_hidden=True)
-        if f.is_relation and f.auto_created and not f.concrete and f.related_model is not StageEntry
+        if isinstance(f, ForeignObjectRel)
+        and f.auto_created
+        and not f.concrete
+        and f.related_model is not StageEntry
     ]
 
 
@@ -353,14 +356,14 @@ def _delete_unused(tournament_id: int, codes: list[str]) -> int:
             Exists(StageEntry.objects.filter(entrant=OuterRef("pk")))
         )
         for relation in _references():
-            manager = relation.related_model._base_manager
+            manager = relation.field.model._base_manager  # the model that refers
             unused = unused.exclude(Exists(manager.filter(**{relation.field.name: OuterRef("pk")})))
         deleted += unused.delete()[1].get(Entrant._meta.label, 0)
     return deleted
 
 
 def replace_entrants(
-    user, stage, text: str | ParsedFile, *, job: int | None = None
+    user: Actor | None, stage: Stage, text: str | ParsedFile, *, job: int | None = None
 ) -> ReplacePreview:
     """Make the CSV the stage's entrant list: add the new codes, change the details of the
     codes it keeps, remove the codes it leaves out — all of it or nothing, one audit event
@@ -418,10 +421,11 @@ def replace_entrants(
 # ---------------------------------------------------------------------------
 
 
-def _entry(stage, code: str) -> StageEntry:
+def _entry(stage: Stage, code: str) -> StageEntry:
     entry = None
     # No stored code is longer or holds NUL (PostgreSQL refuses NUL in a query, too).
-    if len(code) <= Entrant._meta.get_field("code").max_length and "\x00" not in code:
+    longest = cast(int, Entrant._meta.get_field("code").max_length)  # a CharField's
+    if len(code) <= longest and "\x00" not in code:
         entry = (
             StageEntry.objects.select_for_update()
             .select_related("entrant")
@@ -498,8 +502,8 @@ def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) ->
 
 
 def add_entrant(
-    user,
-    stage,
+    user: Actor,
+    stage: Stage,
     *,
     code: str = "",
     name: str,
@@ -535,7 +539,7 @@ def add_entrant(
     return entry
 
 
-def update_entrant(user, stage, code: str, /, **changes) -> StageEntry:
+def update_entrant(user: Actor, stage: Stage, code: str, /, **changes: Any) -> StageEntry:
     """Change an entrant's details (any of name, nation, rating, person, e-mail) while the
     stage's registration is open. The code is the entrant's key and never changes."""
     require_organizer(user, stage.tournament)
@@ -588,7 +592,7 @@ def update_entrant(user, stage, code: str, /, **changes) -> StageEntry:
     return entry
 
 
-def remove_entrant(user, stage, code: str) -> EngineEntrant:
+def remove_entrant(user: Actor, stage: Stage, code: str) -> EngineEntrant:
     """Take an entrant off the stage's list while registration is open. An entrant nothing
     else refers to (no other stage, no qualification change) leaves the tournament, and the
     code is free again. Returns the entrant as it was."""
@@ -613,7 +617,7 @@ def remove_entrant(user, stage, code: str) -> EngineEntrant:
     return gone
 
 
-def engine_entrants(stage) -> list[EngineEntrant]:
+def engine_entrants(stage: Stage) -> list[EngineEntrant]:
     """The stage's entrants as the engine sees them, in code order."""
     rows = Entrant.objects.filter(stage_entries__stage=stage)
     return [
@@ -624,7 +628,7 @@ def engine_entrants(stage) -> list[EngineEntrant]:
     ]
 
 
-def export_entrants_csv(stage) -> str:
+def export_entrants_csv(stage: Stage) -> str:
     return entrants_csv(engine_entrants(stage))
 
 
@@ -656,7 +660,7 @@ def require_no_import_running(stage: Stage) -> None:
     )
 
 
-def close_registration(user, stage: Stage) -> Stage:
+def close_registration(user: Actor, stage: Stage) -> Stage:
     """Freeze the entrant list and record its SHA-256 digest; refused while an entrant
     import job of the stage is waiting or running (:func:`require_no_import_running`)."""
     require_organizer(user, stage.tournament)
@@ -680,7 +684,7 @@ def close_registration(user, stage: Stage) -> Stage:
     return stage
 
 
-def reopen_registration(user, stage: Stage) -> Stage:
+def reopen_registration(user: Actor, stage: Stage) -> Stage:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)

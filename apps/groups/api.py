@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters
 from django.db.models import QuerySet
 from django.urls import reverse
@@ -138,9 +140,10 @@ class GroupViewSet(viewsets.ReadOnlyModelViewSet):
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         """A group with its seats: each entrant and their opponents with colours."""
         group = self.get_object()
-        group.seat_list = group_seats(group, contacts_for(request.user, group))
-        show_td = group.td is not None and can_see_td_contact(request.user, group)
-        group.td_contact = (group.td.email or None) if show_td else None
+        td = group.td if group.td is not None and can_see_td_contact(request.user, group) else None
+        detail: Any = group  # with the two attributes the detail serializer reads
+        detail.seat_list = group_seats(group, contacts_for(request.user, group))
+        detail.td_contact = (td.email or None) if td is not None else None
         return Response(GroupDetailSerializer(group).data)
 
     @extend_schema(responses={200: GameSerializer(many=True), **error_responses(404)})
@@ -175,6 +178,7 @@ class PlayerSearchView(generics.GenericAPIView):
             "entrant__name", "entrant__code", "stage__order"
         )
         page = self.paginate_queryset(seats)
+        assert page is not None  # every list of the API is paginated
         return self.get_paginated_response(
             PlayerSerializer(players_with_opponents(page), many=True).data
         )

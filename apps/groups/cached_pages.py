@@ -61,7 +61,14 @@ def _statements() -> dict[str, str]:
     }
 
 
+# The largest id or number a row can have (a signed 64-bit column): an address's larger
+# number names nothing, and SQLite cannot even take it as a parameter (OverflowError).
+LARGEST = 2**63 - 1
+
+
 def _first(statement: str, *params) -> tuple[int, ...] | None:
+    if any(isinstance(p, int) and not -LARGEST <= p <= LARGEST for p in params):
+        return None
     with connection.cursor() as cursor:
         cursor.execute(_statements()[statement], params)
         row = cursor.fetchone()

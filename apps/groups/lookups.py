@@ -7,6 +7,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import NotFound
 
+from apps.core.permissions import Actor
 from apps.entrants.models import StageEntry
 from apps.stages.lookups import stage_for_reading, stages_visible_to
 from apps.stages.models import Stage
@@ -23,7 +24,7 @@ def _count_of(model, **match) -> Coalesce:
     )
 
 
-def counted_stages_visible_to(user) -> QuerySet[Stage]:
+def counted_stages_visible_to(user: Actor) -> QuerySet[Stage]:
     """The stages ``user`` may see, with their entrant and group counts."""
     return stages_visible_to(user).annotate(
         entrant_count=_count_of(StageEntry, stage=OuterRef("pk")),

@@ -197,7 +197,8 @@ class SwissBye(models.Model):
 class SwissRound(models.Model):
     """A Swiss round's start and deadline: written when round 1 is published and when each
     later round is paired (``due_at``: the start plus the stage's ``swiss_round_days``, None
-    without a deadline), and marked once when the deadline passes (apps/office/swiss.py)."""
+    without a deadline), and marked once when the deadline passes
+    (apps/office/swiss/deadlines.py)."""
 
     group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="swiss_rounds")
     number = models.PositiveIntegerField()
@@ -208,6 +209,11 @@ class SwissRound(models.Model):
     # "adjudicate" or "td"), and how many of the round's games were unfinished.
     at_deadline = models.CharField(max_length=16, blank=True)
     open_at_deadline = models.PositiveIntegerField(null=True, blank=True)
+    # The virtual points (accelerated pairing) the round was paired with, in half-points,
+    # seat number (as text) → value, the players without any left out; ``{}`` when none
+    # were applied; None for a round paired before they were kept (readers then recompute
+    # them for the current field). The TRF export writes them as its XXA lines.
+    virtual_points = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["group", "number"]
@@ -227,7 +233,7 @@ class SwissRound(models.Model):
         )
 
 
-class PublishedFileManager(models.Manager):
+class PublishedFileManager(models.Manager["PublishedFile"]):
     def stored(self, stage, name: str, version: str) -> PublishedFile | None:
         """The file as stored for ``version``, its content not loaded yet (None: not stored,
         or stored for another version)."""

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from apps.core.permissions import can_enter_results, signed_in
+from apps.core.permissions import Actor, can_enter_results, signed_in
 
 from .models import Game, Seat
 
 
-def own_entrant_ids(user, group) -> set[int]:
+def own_entrant_ids(user: Actor, group) -> set[int]:
     """The entrants of ``group`` whose account is ``user`` (one query; empty for the public)."""
     if not signed_in(user):
         return set()
@@ -23,7 +23,7 @@ def own_entrant_ids(user, group) -> set[int]:
     )
 
 
-def is_group_player(user, group) -> bool:
+def is_group_player(user: Actor, group) -> bool:
     """Whether ``user`` plays in ``group`` (one of its entrants is linked to the account)."""
     return bool(own_entrant_ids(user, group))
 
@@ -48,7 +48,7 @@ class Contacts:
 NO_CONTACTS = Contacts()
 
 
-def contacts_for(user, group) -> Contacts:
+def contacts_for(user: Actor, group) -> Contacts:
     """The group's TD and the organizers see every entrant's address; a player sees their own
     and their opponents'; everyone else none (at most three queries)."""
     if not signed_in(user):
@@ -65,6 +65,6 @@ def contacts_for(user, group) -> Contacts:
     return Contacts(entrant_ids=frozenset(seen))
 
 
-def can_see_td_contact(user, group) -> bool:
+def can_see_td_contact(user: Actor, group) -> bool:
     """The TD's address is for the group's players, the TD and the organizers."""
     return can_enter_results(user, group) or is_group_player(user, group)

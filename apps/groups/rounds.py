@@ -2,8 +2,8 @@
 round starts, read by the pages that show "Round 3 ends on … (4 days left)" and, once the
 deadline passed, what was done with the round's unfinished games.
 
-The office writes the rounds (publication, pairing: apps/office/swiss.py) and marks their
-deadlines (apps/office/swiss_deadlines.py); the results, accounts and office pages read them
+The office writes the rounds (publication, pairing: apps/office/swiss/pairing.py) and marks their
+deadlines (apps/office/swiss/deadlines.py); the results, accounts and office pages read them
 here.
 """
 
@@ -22,16 +22,36 @@ from apps.stages.models import Stage
 from .models import Game, Group, SwissRound
 
 
-def start_round(group: Group, number: int, days: int | None, now: datetime | None = None):
+def start_round(
+    group: Group,
+    number: int,
+    days: int | None,
+    now: datetime | None = None,
+    virtual_points: dict[int, int] | None = None,
+):
     """Record that round ``number`` of the Swiss group starts now (inside the caller's
-    transaction): due ``days`` days later, or never without ``days``. A round already
-    recorded is left as it was."""
+    transaction): due ``days`` days later, or never without ``days``, paired with
+    ``virtual_points`` (seat → half-points, :attr:`SwissRound.virtual_points`). A round
+    already recorded is left as it was."""
     now = now or timezone.now()
     due = now + timedelta(days=days) if days else None
+    applied = None if virtual_points is None else {str(s): v for s, v in virtual_points.items()}
     found, _created = SwissRound.objects.get_or_create(
-        group=group, number=number, defaults={"started_at": now, "due_at": due}
+        group=group,
+        number=number,
+        defaults={"started_at": now, "due_at": due, "virtual_points": applied},
     )
     return found
+
+
+def applied_virtual_points(group: Group) -> dict[int, dict[int, int]]:
+    """The virtual points each round was paired with: round → seat → half-points, for the
+    rounds that kept them (:attr:`SwissRound.virtual_points`)."""
+    rows = SwissRound.objects.filter(group=group, virtual_points__isnull=False)
+    return {
+        number: {int(seat): int(value) for seat, value in (points or {}).items()}
+        for number, points in rows.values_list("number", "virtual_points")
+    }
 
 
 def current_round(group: Group) -> SwissRound | None:
@@ -122,13 +142,8 @@ def rounds_with_the_adjudicator(group: Group) -> list[int]:
         deadline_passed_at__isnull=False,
         at_deadline=Stage.AtDeadline.ADJUDICATE,
     ).values_list("number", flat=True)
-    return sorted(
-        set(
-            Game.objects.filter(group=group, round__in=list(numbers), result="").values_list(
-                "round", flat=True
-            )
-        )
-    )
+    open_games = Game.objects.filter(group=group, round__in=list(numbers), result="")
+    return sorted({r for r in open_games.values_list("round", flat=True) if r is not None})
 
 
 def adjudicator_note(group: Group | None) -> str:

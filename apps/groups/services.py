@@ -12,16 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Count, Q
 
 from apps.core.audit import Action, record
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 
 from .models import Group, Seat, SwissBye
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 GAME_ROW = ("group_id", "number", "round", "white_id", "black_id")
 
@@ -197,7 +201,7 @@ def forfeit_counts(group_ids: Iterable[int]) -> dict[tuple[int, str], int]:
     return {(group_id, code): count for group_id, code, count in rows}
 
 
-def assign_td(user, group: Group, td_user) -> Group:
+def assign_td(user: Actor, group: Group, td_user: User | None) -> Group:
     """Make ``td_user`` the group's tournament director (``None`` removes the TD).
 
     Organizers only; one transaction with its audit event ``group.td_assigned``.

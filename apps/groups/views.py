@@ -12,7 +12,7 @@ from apps.stages.models import Tournament
 from apps.stages.pages import visible_stage
 from apps.stages.permissions import public_stages_filter
 
-from .models import Group, Seat
+from .models import Game, Group, Seat
 from .pages import group_rows
 from .rounds import round_deadline
 from .services import group_lines, lines_for_seats, player_search
@@ -41,6 +41,16 @@ def group(request: HttpRequest, slug: str, order: int, number: int) -> HttpRespo
         "contacts": contacts_for(request.user, the_group),
         "td_contact": the_group.td is not None and can_see_td_contact(request.user, the_group),
         "round_deadline": round_deadline(the_group),
+        # a Swiss group's rounds paired so far: each has its pairing list (CSV)
+        "pairing_rounds": sorted(
+            {
+                number
+                for number in Game.objects.filter(group=the_group).values_list("round", flat=True)
+                if number is not None
+            }
+        )
+        if stage.is_swiss
+        else [],
     }
     return render(request, "groups/group.html", context)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import wraps
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -27,7 +28,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
 from apps.core.models import AuditEvent
 from apps.core.people import display_name, td_name
-from apps.core.permissions import require_signed_in
+from apps.core.permissions import Actor, require_signed_in
 from apps.core.results import Result
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, SwissBye, SwissRound
@@ -37,12 +38,15 @@ from apps.stages.models import Stage
 from .delivery import Message, absolute_url, deliverable, send_all
 from .models import OPTIONAL_KINDS, Kind, Preferences
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 def in_site_language(build: Callable) -> Callable:
     """E-mails are written in the site's language, whoever's request queued them."""
 
     @wraps(build)
-    def built(*args, **kwargs):
+    def built(*args: Any, **kwargs: Any) -> Any:
         with translation.override(settings.LANGUAGE_CODE):
             return build(*args, **kwargs)
 
@@ -54,14 +58,14 @@ def in_site_language(build: Callable) -> Callable:
 # ---------------------------------------------------------------------------
 
 
-def preferences_of(user) -> Preferences:
+def preferences_of(user: User) -> Preferences:
     """The user's preferences (unsaved defaults, everything on, if never changed)."""
     return Preferences.objects.filter(user=user).first() or Preferences(user=user)
 
 
-def update_preferences(user, **choices: bool) -> Preferences:
+def update_preferences(user: Actor, **choices: bool) -> Preferences:
     """Turn kinds of notification on or off for ``user`` (names: :data:`OPTIONAL_KINDS`)."""
-    require_signed_in(user)
+    user = require_signed_in(user)
     unknown = set(choices) - {str(k) for k in OPTIONAL_KINDS}
     if unknown:
         raise ValueError(f"not a notification kind: {sorted(unknown)}")
@@ -112,7 +116,7 @@ def _links() -> dict[str, str]:
     }
 
 
-def _td_name(user) -> str:
+def _td_name(user: User) -> str:
     return td_name(user)
 
 
@@ -209,9 +213,9 @@ def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
     bye = SwissBye.objects.filter(group=group, round=round_number).select_related("entrant").first()
     # entrant id -> (the player, the opponent, the player's colour, the game); no game: the bye
     boards: dict[int, tuple[Entrant, Entrant | None, str, Game | None]] = {}
-    for game in games:
-        boards[game.white_id] = (game.white, game.black, "W", game)
-        boards[game.black_id] = (game.black, game.white, "B", game)
+    for played in games:
+        boards[played.white_id] = (played.white, played.black, "W", played)
+        boards[played.black_id] = (played.black, played.white, "B", played)
     if bye is not None:
         boards[bye.entrant_id] = (bye.entrant, None, "", None)
     if not boards:
@@ -596,7 +600,7 @@ def yesterday() -> date:
     return timezone.localdate() - timedelta(days=1)
 
 
-def _changes_on(day: date):
+def _changes_on(day: date) -> QuerySet[AuditEvent]:
     start, end = day_bounds(day)
     return AuditEvent.objects.filter(
         created_at__gte=start, created_at__lt=end, action__in=RESULT_EVENTS
@@ -632,10 +636,17 @@ def td_digest_message(td_id: int, day: date) -> Message | None:
     if not events:
         return None
     games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})
-    withdrawals = {e.group_id for e in events if e.action == Action.ENTRANT_WITHDRAWN}
+    # Every event names its group (they are filtered by group above).
+    withdrawals = {
+        e.group_id
+        for e in events
+        if e.action == Action.ENTRANT_WITHDRAWN and e.group_id is not None
+    }
     forfeits = forfeit_counts(withdrawals) if withdrawals else {}
-    sections = defaultdict(list)
+    sections: defaultdict[int, list[str]] = defaultdict(list)
     for event in events:
+        if event.group_id is None:
+            continue
         sections[event.group_id].append(_change_line(event, games.get(event.game_id), forfeits))
     context = {
         "td_name": _td_name(td),
@@ -681,11 +692,13 @@ def _change_line(event: AuditEvent, game: Game | None, forfeits: dict[tuple[int,
     when = timezone.localtime(event.created_at).strftime("%H:%M")
     if event.action == Action.ENTRANT_WITHDRAWN:
         code = withdrawn_entrant_code(event)
+        group_id = event.group_id  # a withdrawal's event names its group
+        count = forfeits.get((group_id, code), 0) if group_id is not None else 0
         return _("%(when)s %(who)s: withdrawal of %(code)s (%(count)s forfeits) — %(reason)s") % {
             "when": when,
             "who": who,
             "code": code,
-            "count": forfeits.get((event.group_id, code), 0),
+            "count": count,
             "reason": data.get("reason", ""),
         }
     players = f"{game.white.name} – {game.black.name}" if game else ""

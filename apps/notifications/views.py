@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+
+from apps.core.pages import SignedInRequest
 
 from .forms import PreferencesForm
 from .services import preferences_of, update_preferences
 
 
 @login_required
-def preferences(request: HttpRequest) -> HttpResponse:
+def preferences(request: SignedInRequest) -> HttpResponse:
     form = PreferencesForm(
         request.POST if request.method == "POST" else None, instance=preferences_of(request.user)
     )

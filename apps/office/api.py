@@ -418,7 +418,7 @@ class NextRoundView(APIView):
         responses={
             200: SwissRoundsSerializer,
             202: SwissRoundsSerializer,
-            **error_responses(403, 404, 409, 422),
+            **error_responses(400, 403, 404, 409, 422),
         },
     )
     def post(self, request, pk: int) -> Response:

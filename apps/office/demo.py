@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
+from apps.core.permissions import Actor
 from apps.core.services import set_display_name
 from apps.entrants.services import close_registration, import_entrants
 from apps.qualification.services import confirm, decline_extra_entries, set_rule
@@ -33,7 +34,7 @@ def demo_user():
     return user
 
 
-def _drawn(user, stage: Stage, seed: str) -> Stage:
+def _drawn(user: Actor, stage: Stage, seed: str) -> Stage:
     """Draw the stage (registration closed already) and publish it."""
     job = start_draw(user, stage, seed)
     job.refresh_from_db()
@@ -44,7 +45,7 @@ def _drawn(user, stage: Stage, seed: str) -> Stage:
     return stage
 
 
-def _played_to_the_end(user, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
+def _played_to_the_end(user: Actor, stage: Stage, rule: str, value: int, relative: bool) -> Stage:
     """Finish every game (with a few withdrawals), close the stage and confirm its
     qualifiers; returns the next stage, ready to draw."""
     simulate_results(user, stage, share=1.0, seed=f"demo {stage.tournament.slug} {stage.order}")
@@ -126,7 +127,9 @@ def create_demo_open(log=print) -> Tournament:
     """Demo Open 2027: registration open, 240 entrants imported so far."""
     user = demo_user()
     cup = create_tournament(user, name="Demo Open 2027", slug="demo-open-2027")
-    import_entrants(user, cup.first_stage, entrants_csv(make_entrants(240, "demo-open")))
+    stage = cup.first_stage
+    assert stage is not None  # a new tournament has its preliminary
+    import_entrants(user, stage, entrants_csv(make_entrants(240, "demo-open")))
     log("Demo Open 2027: registration open, 240 entrants.")
     return cup
 

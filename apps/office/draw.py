@@ -278,7 +278,8 @@ def finish(job_id: int) -> bool:
             status = stage.get_status_display().lower()
             job.mark_failed(f"The stage is {status}; the draw was not written.")
             return False
-        payloads = list(job.group_results.order_by("number").values_list("payload", flat=True))
+        stored = job.group_results.order_by("number").values_list("payload", flat=True)
+        payloads = [p for p in stored if p is not None]  # all of them: checked above
         digest = groups_digest(payloads)
         persist_groups(stage, payloads)
         stage.seed = job.seed

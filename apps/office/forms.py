@@ -8,9 +8,11 @@ organizer change; if the stage moved on in the meantime, the action refuses and 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.db import models
-from django.forms.models import ModelFormMetaclass
+from django.forms.models import ModelFormMetaclass, ModelFormOptions
 from django.utils.translation import gettext_lazy as _
 
 from apps.entrants.forms import EntrantForm
@@ -20,6 +22,7 @@ from apps.stages.settings_catalog import (
     TOURNAMENT_SETTINGS,
     Catalog,
     Freeze,
+    Text,
     validate_formula,
 )
 
@@ -48,7 +51,7 @@ class DateInput(forms.DateInput):
         super().__init__(format="%Y-%m-%d")
 
 
-def setting_formfield(model_field: models.Field, **kwargs) -> forms.Field:
+def setting_formfield(model_field: models.Field, **kwargs) -> forms.Field | None:
     """A setting's field on the page: its model field's form field (label, help, choices,
     initial value from the default, whether it may be empty), with the declared bounds and
     refusals (a model field's validators do not reach its form field), dates picked from a
@@ -79,6 +82,9 @@ class SettingsForm(forms.BaseForm, metaclass=ModelFormMetaclass):
     """
 
     frozen_fields = forms.CharField(required=False, widget=forms.HiddenInput)
+    # Set by the metaclass (from ``Meta``), and by each form: its sections' titles and fields.
+    _meta: ModelFormOptions
+    GROUPS: tuple[tuple[Text, tuple[str, ...]], ...]
 
     def __init__(self, *args, frozen: dict[str, str] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -93,8 +99,9 @@ class SettingsForm(forms.BaseForm, metaclass=ModelFormMetaclass):
             self.fields[name].disabled = True
         self.initial["frozen_fields"] = ",".join(sorted(disabled))
 
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         catalog = _catalog(self._meta.model)
         for name, value in cleaned.items():
             if name in catalog and catalog[name].optional_on_page and value in (None, ""):
@@ -202,8 +209,10 @@ class FormulaField(forms.JSONField):
     def bound_data(self, data, initial):
         return initial if self.disabled else data
 
-    def to_python(self, value) -> list[int] | None:
-        text = "" if value in self.empty_values else str(value)
+    # A text field whose value is the list of numbers it reads (the stubs want str).
+    def to_python(self, value) -> list[int] | None:  # type: ignore[override]
+        # A frozen field's value is the stored list itself (``bound_data``), not typed text.
+        text = "" if value in self.empty_values else str(self.prepare_value(value))
         parts = text.replace(",", " ").split()
         if not parts:
             return None

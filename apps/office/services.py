@@ -8,9 +8,10 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
+from apps.silli.swiss_system import round_virtual_points
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
 from apps.standings.freshness import schedule_recomputes
@@ -20,7 +21,7 @@ from .draw import draw_settings
 from .seeds import seed_problem
 
 
-def start_draw(user, stage: Stage, seed: str) -> DrawJob:
+def start_draw(user: Actor, stage: Stage, seed: str) -> DrawJob:
     """Start (or restart) the draw job; a published draw can no longer be redrawn."""
     require_organizer(user, stage.tournament)
     seed = (seed or "").strip()
@@ -86,7 +87,7 @@ def _check_swiss_rounds(stage: Stage) -> None:
         )
 
 
-def cancel_draw(user, stage: Stage) -> DrawJob:
+def cancel_draw(user: Actor, stage: Stage) -> DrawJob:
     """Stop the stage's running draw job: it is marked failed at once, its remaining tasks
     find it finished and do nothing, and nothing of it is written to the stage."""
     require_organizer(user, stage.tournament)
@@ -108,7 +109,7 @@ def cancel_draw(user, stage: Stage) -> DrawJob:
     return job
 
 
-def publish_draw(user, stage: Stage) -> Stage:
+def publish_draw(user: Actor, stage: Stage) -> Stage:
     """Make the drawn groups public; from now on the draw is immutable."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
@@ -119,8 +120,15 @@ def publish_draw(user, stage: Stage) -> Stage:
         record(Action.DRAW_PUBLISHED, user, stage=stage, digest=stage.draw_digest, seed=stage.seed)
         if stage.is_swiss:
             # Round 1 (paired by the draw) starts now; its deadline counts from here.
+            # The draw paired it with the seats as pairing numbers; its virtual points are kept.
             for group in stage.groups.all():
-                start_round(group, 1, stage.swiss_round_days, stage.published_at)
+                applied = round_virtual_points(
+                    list(range(1, group.size + 1)),
+                    stage.swiss_rounds or 0,
+                    stage.swiss_acceleration,
+                    1,
+                )
+                start_round(group, 1, stage.swiss_round_days, stage.published_at, applied)
         # Every group gets its (empty) standings, so the stage's ranking has everyone: marked
         # pending with the publication, computed on commit.
         schedule_recomputes(stage.groups.values_list("pk", flat=True))

@@ -57,7 +57,8 @@ def finish_draw(job_id: int) -> bool:
     return draw.finish(job_id)
 
 
-@shared_task(outbox=False, acks_late=True)
+# The stubs' shared_task takes the options of our Task class (outbox) only with base=.
+@shared_task(outbox=False, acks_late=True)  # type: ignore[call-overload]
 def resume_stalled_draws() -> dict[str, int]:
     """Every minute (beat): queue the remaining steps of draw jobs not heard from for
     ``DrawJob.RESUME_AFTER``, and stop those past the time limit (``Job.stalled``)."""

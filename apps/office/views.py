@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -45,6 +46,7 @@ from apps.silli.lab.results import FORM_SD
 from apps.stages import services as setup
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
+from apps.stages.settings_catalog import Text
 from apps.standings.groups import drawn_games
 
 from . import publication, seeds, services
@@ -93,7 +95,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def tournament(request: HttpRequest, slug: str) -> HttpResponse:
     cup = get_object_or_404(Tournament, slug=slug)
-    stages = list(cup.stages.order_by("order").annotate(entrant_count=Count("entries")))
+    # Each with the page's own attributes (set below).
+    stages: list[Any] = list(cup.stages.order_by("order").annotate(entrant_count=Count("entries")))
     group_counts = dict(
         Group.objects.filter(stage__tournament=cup)
         .values("stage")
@@ -384,6 +387,7 @@ def published_file(request: HttpRequest, slug: str, order: int, name: str) -> Ht
     if stored is None:
         raise Http404(_("This stage has no draw yet."))
     etag = f'W/"{stored.sha256}"'
+    assert stage.published_at is not None  # final: published
     last_modified = int(stage.published_at.timestamp())
     response = get_conditional_response(request, etag=etag, last_modified=last_modified)
     if response is None:
@@ -458,7 +462,7 @@ def _refused(form: SettingsForm, error: ActionError) -> int:
     return error.http_status
 
 
-def _sections(form: SettingsForm) -> list[tuple[str, str, list]]:
+def _sections(form: SettingsForm) -> list[tuple[Text, str, list]]:
     """The form's fields in their groups: ``(title, reason, [(field, reason)])``. A group
     whose fields are all read-only for one reason says it once; otherwise each read-only
     field says why."""

@@ -139,7 +139,9 @@ class PrequalifiedSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False, default="")
     nation = serializers.CharField(max_length=3, required=False, default="")
     rating = serializers.IntegerField(min_value=0, max_value=4000, required=False)
-    email = serializers.EmailField(required=False, default="")
+    # No default: "" is no e-mail address, so the schema may not offer it as one (its format
+    # is "email"); a blank or missing address means none (the service's default).
+    email = serializers.EmailField(required=False, allow_blank=True)
 
 
 class DeclineSerializer(serializers.Serializer):

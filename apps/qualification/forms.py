@@ -4,6 +4,8 @@ entrant comes in; reasons and seeds are plain text without control characters.""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -38,8 +40,9 @@ class RuleForm(forms.Form):
         help_text=_("decides ties at the cut; empty: the draw's seed"),
     )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("rule") and data.get("value") is None:
             self.add_error("value", _("Give the rule's value."))
         return data

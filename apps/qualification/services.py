@@ -21,7 +21,7 @@ from django.utils.translation import ngettext
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import engine_entrants
 from apps.groups.models import Group
@@ -273,7 +273,7 @@ def _crowded_blockers(crowded: list[tuple[int, list[Entrant]]]) -> list[str]:
     ]
 
 
-def decline_extra_entries(user, stage: Stage, reason: str) -> list[Adjustment]:
+def decline_extra_entries(user: Actor, stage: Stage, reason: str) -> list[Adjustment]:
     """For every person holding more places than the next stage will have groups, the
     lower entries decline (the next reserves take their places, which may again need it)."""
     declined: list[Adjustment] = []
@@ -306,7 +306,7 @@ def _open_stage(stage: Stage) -> Stage:
 
 
 def set_rule(
-    user, stage: Stage, *, rule: str, value, relative: bool = False, seed: str = ""
+    user: Actor, stage: Stage, *, rule: str, value: object, relative: bool = False, seed: str = ""
 ) -> Stage:
     """Set how the stage's entrants qualify for the next one (before confirming)."""
     require_organizer(user, stage.tournament)
@@ -352,7 +352,7 @@ def set_rule(
 
 
 def add_prequalified(
-    user,
+    user: Actor,
     stage: Stage,
     *,
     code: str,
@@ -416,7 +416,7 @@ def add_prequalified(
     return adjustment
 
 
-def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
+def decline(user: Actor, stage: Stage, *, code: str, reason: str) -> Adjustment:
     """Record that an entrant of the stage declines to go on; the next reserve takes the place."""
     require_organizer(user, stage.tournament)
     code, reason = code.strip(), reason.strip()
@@ -457,7 +457,7 @@ def decline(user, stage: Stage, *, code: str, reason: str) -> Adjustment:
     return adjustment
 
 
-def confirm(user, stage: Stage) -> Stage:
+def confirm(user: Actor, stage: Stage) -> Stage:
     """Confirm the qualifiers: the next stage gets them (and the pre-qualified entrants) as
     its entrants, its registration closes with their digest, and it is ready to draw."""
     require_organizer(user, stage.tournament)
@@ -478,6 +478,7 @@ def confirm(user, stage: Stage) -> Stage:
             raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
         outcome = result.outcome
         assert outcome is not None  # no blockers: the stage has a rule, so an outcome
+        assert following is not None  # no blockers: there is a next stage
         qualified = {d.candidate.id: d.reason for d in outcome.qualifiers}
         entries = [
             StageEntry(

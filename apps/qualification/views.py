@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from apps.core.csvfiles import safe_writer
 from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
-from apps.core.permissions import is_organizer
+from apps.core.permissions import Actor, is_organizer
 from apps.groups.models import Group
 from apps.results import closing
 from apps.results.pages import result_entry_page, results_url
@@ -210,7 +210,7 @@ def _organizer_post(form_class, action):
     return view
 
 
-def _set_rule(user, stage: Stage, data: dict) -> str:
+def _set_rule(user: Actor, stage: Stage, data: dict) -> str:
     services.set_rule(
         user,
         stage,
@@ -222,12 +222,12 @@ def _set_rule(user, stage: Stage, data: dict) -> str:
     return _("The qualification rule is saved.")
 
 
-def _add_prequalified(user, stage: Stage, data: dict) -> str:
+def _add_prequalified(user: Actor, stage: Stage, data: dict) -> str:
     adjustment = services.add_prequalified(user, stage, **data)
     return _("%(name)s is pre-qualified.") % {"name": adjustment.entrant.name}
 
 
-def _decline(user, stage: Stage, data: dict) -> str:
+def _decline(user: Actor, stage: Stage, data: dict) -> str:
     adjustment = services.decline(user, stage, **data)
     return _("%(name)s declines; the next reserve takes the place.") % {
         "name": adjustment.entrant.name

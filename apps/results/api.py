@@ -22,7 +22,7 @@ from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
 from apps.core.people import display_name
-from apps.core.permissions import is_organizer, require_organizer, require_result_entry
+from apps.core.permissions import Actor, is_organizer, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.entrants.models import StageEntry
 from apps.entrants.serializers import PublicEntrantSerializer
@@ -129,7 +129,8 @@ class GameDetailSerializer(serializers.ModelSerializer):
 
     @extend_schema(responses=ChangeSerializer(many=True))
     def get_history(self, game: Game) -> list[dict]:
-        return ChangeSerializer(game_events(game), many=True, context={"game": game}).data
+        changes = ChangeSerializer(game_events(game), many=True, context={"game": game})
+        return changes.data  # type: ignore[return-value]  # many=True: a list (stubs: a dict)
 
 
 class ResultRequestSerializer(serializers.Serializer):
@@ -376,7 +377,7 @@ class DisputeRequestSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500, help_text="Why the result is wrong.")
 
 
-def _players_only(user, game: Game) -> None:
+def _players_only(user: Actor, game: Game) -> None:
     if player_side(user, game) is None:
         raise ActionError(
             ErrorCode.PERMISSION_DENIED,
@@ -491,7 +492,8 @@ class _NoFormatOverride:
 class FileFormatNegotiation(DefaultContentNegotiation):
     """Here ``?format=csv|pgn`` names the uploaded file's format; the answer is JSON."""
 
-    settings = _NoFormatOverride()
+    # Duck-typed: DRF's settings but for the format override (the stubs want the class).
+    settings = _NoFormatOverride()  # type: ignore[assignment]
 
 
 class ResultImportQuerySerializer(serializers.Serializer):
@@ -542,7 +544,8 @@ class ResultImportReportSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField(
         help_text="Lines whose game is finished already with that result (nothing to do)."
     )
-    errors = serializers.ListField(
+    # Named as the API names it, not the Serializer's own ``errors`` (the stubs object).
+    errors = serializers.ListField(  # type: ignore[assignment]
         child=serializers.DictField(),
         default=list,
         help_text="Always empty here: a file with bad lines answers 400.",

@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer, require_result_entry
+from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
 from apps.stages.services import locked, move
@@ -108,7 +108,7 @@ def _locked_group(group: Group) -> Group:
     return locked_group(group.pk)
 
 
-def close_group(user, group: Group) -> Group:
+def close_group(user: Actor, group: Group) -> Group:
     """The group's TD (or an organizer) closes it: every game must have a result."""
     with transaction.atomic():
         group = _locked_group(group)
@@ -141,7 +141,7 @@ def close_group(user, group: Group) -> Group:
     return group
 
 
-def reopen_group(user, group: Group, reason: str) -> Group:
+def reopen_group(user: Actor, group: Group, reason: str) -> Group:
     """An organizer reopens a closed group (e.g. to correct a result) while the stage is in play."""
     require_organizer(user, group.stage.tournament)
     reason = reason.strip()
@@ -161,7 +161,7 @@ def reopen_group(user, group: Group, reason: str) -> Group:
     return group
 
 
-def send_to_adjudication(user, stage: Stage) -> int:
+def send_to_adjudication(user: Actor, stage: Stage) -> int:
     """Send every game still without a result to adjudication; returns how many.
 
     The TDs then enter the adjudicator's decisions (marked adjudicated); the groups close
@@ -177,7 +177,7 @@ def _locked_stage(pk: int) -> Stage:
     return locked(Stage(pk=pk))
 
 
-def _request_adjudication(actor, stage: Stage, *, automatic: bool) -> int:
+def _request_adjudication(actor: Actor | None, stage: Stage, *, automatic: bool) -> int:
     """What the organizer's button and the end of play both do, on a stage locked by the
     caller's transaction: ``actor`` None (and ``automatic``) when the system does it."""
     _in_play(stage, _("send games to adjudication"))
@@ -259,7 +259,7 @@ def play_deadline(stage: Stage, today: date | None = None) -> PlayDeadline | Non
     return PlayDeadline(stage.play_ends_on, (stage.play_ends_on - today).days)
 
 
-def close_stage(user, stage: Stage) -> Stage:
+def close_stage(user: Actor, stage: Stage) -> Stage:
     """Close the stage: complete groups still open are closed with it; a group with games
     still open stops the whole action (nothing changes) and is named in the refusal."""
     require_organizer(user, stage.tournament)

@@ -3,6 +3,8 @@ of a results file with its confirmation."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
@@ -79,7 +81,7 @@ class WithdrawalForm(forms.Form):
     def __init__(self, *args, entrants=(), **kwargs) -> None:
         """``entrants``: ``(code, label)`` of the group's entrants still playing."""
         super().__init__(*args, **kwargs)
-        self.fields["entrant"].choices = [("", _("— choose —")), *entrants]
+        cast(forms.ChoiceField, self.fields["entrant"]).choices = [("", _("— choose —")), *entrants]
 
 
 class DirectorForm(forms.Form):
@@ -142,8 +144,9 @@ class ResultImportUploadForm(forms.Form):
     def clean_format(self) -> str | None:
         return self.cleaned_data.get("format") or None
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("format") is None:
             data["format"] = getattr(self, "named_format", None)
         return data

@@ -121,7 +121,8 @@ def report(request: HttpRequest, slug: str, order: int, number: int, game_number
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                # A form's error list yields texts (the stubs also say ValidationError).
+                messages.error(request, str(error))
         return redirect(_back(request, the_game))
     try:
         report_result(request.user, the_game, form.cleaned_data["result"], form.cleaned_data["pgn"])

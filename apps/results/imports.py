@@ -49,9 +49,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from apps.core.audit import results_imported
-from apps.core.bulk import update_rows
+from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer, require_result_entry
+from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.core.text import lines_with_nul
 from apps.groups.models import Game, Group, Seat
@@ -164,32 +164,83 @@ class _LineCountingReader:
 
     python-chess ends a game's moves at a blank line only; files glued together often lack
     it before the next game's first tag. So a tag line right after a line of moves is
-    preceded by a blank line that is not in the text (and not counted)."""
+    preceded by a blank line that is not in the text (and not counted).
+
+    What python-chess cannot tell from one game is stopped at: a game's tags followed,
+    after a blank line, by more tags (a game without moves and without a result token:
+    python-chess would read the next games' tags into it), or a tag of the Seven Tag Roster
+    repeated in one game's tags. The reader then ends the text there (``stopped_at``: the
+    line; ``stopped_game``: the line of the game left unfinished)."""
+
+    ROSTER = frozenset({"Event", "Site", "Date", "Round", "White", "Black", "Result"})
 
     def __init__(self, text: str) -> None:
         self._text = io.StringIO(text)
         self._held = ""
         self._in_moves = False
+        self._state = "start"  # start, tags, gap (a blank line after tags), moves
+        self._tags: set[str] = set()
+        self._game_line = 0
         self.number = 0
+        self.stopped_at: int | None = None
+        self.stopped_game = 0
 
     def readline(self) -> str:
+        if self.stopped_at is not None:
+            return ""
         if self._held:
             line, self._held = self._held, ""
-            self.number += 1
-            return line
+            return self._counted(line)
         line = self._text.readline()
         if not line:
             return line
         is_tag = TAG_LINE.match(line) is not None
         if is_tag and self._in_moves:
             self._held, self._in_moves = line, False
+            self._state = "start"
             return "\n"
         self._in_moves = not (is_tag or line.isspace())
+        return self._counted(line)
+
+    def _counted(self, line: str) -> str:
+        match = TAG_LINE.match(line)
+        if match is not None:
+            name = match.group(1)
+            if self._state == "gap" or (self._state == "tags" and name in self._tags & self.ROSTER):
+                self.stopped_at, self.stopped_game = self.number + 1, self._game_line
+                return ""
+            if self._state != "tags":
+                self._tags, self._game_line = set(), self.number + 1
+            self._tags.add(name)
+            self._state = "tags"
+        elif line.isspace():
+            self._state = "gap" if self._state == "tags" else "start"
+        else:
+            self._state = "moves"
         self.number += 1
         return line
 
     def read(self) -> str:
         return self._held + self._text.read()
+
+
+_UNESCAPE = re.compile(r'\\(["\\])')
+
+
+class _ScoreExporter(chess.pgn.StringExporter):
+    """python-chess's PGN writer, with tag values escaped as PGN requires (a ``"`` or ``\\``
+    in a value behind a ``\\``): python-chess writes them as they are, which is not PGN
+    (a name such as ``O"Brien`` broke the stored score for every PGN reader)."""
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        escaped = tagvalue.replace("\\", "\\\\").replace('"', '\\"')
+        super().visit_header(tagname, escaped)
+
+
+def stored_score(score: chess.pgn.Game) -> str:
+    """A score as a game keeps it: python-chess's export (tags, comments and variations),
+    its tag values escaped."""
+    return score.accept(_ScoreExporter(headers=True, variations=True, comments=True))
 
 
 class _Score(chess.pgn.Game):
@@ -212,6 +263,10 @@ class _ScoreBuilder(chess.pgn.GameBuilder[_Score]):
     def begin_game(self) -> None:
         super().begin_game()
         self.game.start_line = self.reader.number
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        # PGN escapes a quote and a backslash in a tag value; python-chess keeps the escapes
+        super().visit_header(tagname, _UNESCAPE.sub(r"\1", tagvalue))
 
     def visit_result(self, result: str) -> None:
         self.game.termination = result
@@ -410,7 +465,7 @@ def checked_game_score(game: Game, result: str, text: str) -> str:
     headers["White"], headers["Black"] = game.white.name, game.black.name
     headers["Result"] = result
     headers["WhiteCode"], headers["BlackCode"] = game.white.code, game.black.code
-    stored = score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+    stored = stored_score(score)
     too_long = score_length_problem(len(stored))
     if too_long:
         raise ActionError(
@@ -545,12 +600,31 @@ def _result_problems(result: str) -> list[str]:
 def read_pgn(text: str) -> list[Line]:
     """The games of a PGN file. A game's players are its ``WhiteCode``/``BlackCode`` tags
     (entrant codes), or else its ``White``/``Black`` tags (names); its result is the
-    ``Result`` tag, its finish date the ``Date`` tag when complete (YYYY.MM.DD)."""
+    ``Result`` tag, its finish date the ``Date`` tag when complete (YYYY.MM.DD). The games
+    up to where the file can no longer be read as games (:func:`read_pgn_until`)."""
+    return read_pgn_until(text)[0]
+
+
+def read_pgn_until(text: str) -> tuple[list[Line], Problem | None]:
+    """The games of a PGN file up to where it stops being readable as games, and (None if
+    it never does) where and why it stopped, with how many games were read."""
     reader = _LineCountingReader(text.lstrip("\ufeff"))
     lines = []
     while (game := _read_score(reader)) is not None:
         lines.append(_pgn_line(game))
-    return lines
+    if reader.stopped_at is None:
+        return lines, None
+    count = len(lines)
+    message = ngettext(
+        "reading stopped here: a new game's tags begin before the game of line %(game)s has "
+        "its moves or a result token (1-0, 0-1, 1/2-1/2 or *); %(count)s game was read up "
+        "to here, that one included, and the rest of the file was not read",
+        "reading stopped here: a new game's tags begin before the game of line %(game)s has "
+        "its moves or a result token (1-0, 0-1, 1/2-1/2 or *); %(count)s games were read up "
+        "to here, that one included, and the rest of the file was not read",
+        count,
+    ) % {"game": reader.stopped_game, "count": count}
+    return lines, Problem(reader.stopped_at, message)
 
 
 def _tag(game: _Score, name: str) -> str:
@@ -610,7 +684,24 @@ def read_lines(text: str, file_format: str) -> list[Line]:
                 for number in nul_lines
             ]
         )
-    lines = read_pgn(text) if file_format == "pgn" else read_csv(text)
+    stop = None
+    if file_format == "pgn":
+        lines, stop = read_pgn_until(text)
+    else:
+        lines = read_csv(text)
+    if stop is not None:
+        raise ActionError(
+            ErrorCode.BAD_ROWS,
+            ngettext(
+                "The file could be read as PGN games only up to line %(line)s (%(count)s game "
+                "read); nothing was imported. Correct it and import the whole file again.",
+                "The file could be read as PGN games only up to line %(line)s (%(count)s games "
+                "read); nothing was imported. Correct it and import the whole file again.",
+                len(lines),
+            )
+            % {"line": stop.line, "count": len(lines)},
+            [{"line": stop.line, "message": stop.message}],
+        )
     if not lines:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
@@ -838,8 +929,8 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     query. (``pk__in`` costs microseconds of Python an id, more than the query itself.)"""
     quote = connection.ops.quote_name
     meta = Game._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in GAME_FIELDS)
-    key = quote(meta.pk.column)
+    columns = ", ".join(quote(column_of(field_of(Game, name))) for name in GAME_FIELDS)
+    key = quote(column_of(meta.pk))
     sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
     if lock:
         sql += " FOR UPDATE"
@@ -870,7 +961,7 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     headers["White"], headers["Black"] = white_name, black_name
     headers["Result"] = result.value
     headers["WhiteCode"], headers["BlackCode"] = white_code, black_code
-    return score.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+    return stored_score(score)
 
 
 @dataclass
@@ -1000,7 +1091,7 @@ def _bad_lines(problems: Sequence[Problem]) -> ActionError:
 
 
 def import_results(
-    user,
+    user: Actor,
     *,
     text: str,
     file_format: str | None = None,
@@ -1066,7 +1157,7 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _apply(user, scope: _Scope, plan: _Plan, file_format: str) -> None:
+def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
     """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
     audit events, the standings marks of the groups whose results changed."""
     now = timezone.now()

@@ -8,7 +8,8 @@ Each game gets the Seven Tag Roster, then the site's own tags:
 
 * ``Event``: the tournament's name and the stage's kind (``"Accounts Cup, Preliminary"``);
   ``Site``: :data:`SITE`; ``Date``: the day the game was finished (``????.??.??`` unknown);
-  ``Round``: the group's number and the game's (``"3.17"``: game 17 of group 3);
+  ``Round``: the group's number and the game's (``"3.17"``: game 17 of group 3), in a Swiss
+  stage the game's round (``"3"``);
   ``White``/``Black``: the entrants' names; ``Result``: see below.
 * ``WhiteElo``/``BlackElo`` (rated entrants only), ``WhiteFed``/``BlackFed`` (their nations),
   ``WhiteCode``/``BlackCode`` (their entrant codes: a result import reads them back),
@@ -34,6 +35,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import F, QuerySet
 from django.utils import translation
@@ -41,6 +43,15 @@ from django.utils import translation
 from apps.core.results import Result
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    class _GroupNumber(TypedDict):
+        group_number: int
+
+    # A game read with its group's number.
+    NumberedGame = WithAnnotations[Game, _GroupNumber]
 
 MEDIA_TYPE = "application/x-chess-pgn"
 CONTENT_TYPE = f"{MEDIA_TYPE}; charset=utf-8"
@@ -67,6 +78,7 @@ FORFEIT_COMMENTS: dict[Result, str] = {
 # The fields a file reads of each game and its players.
 GAME_FIELDS = (
     "number",
+    "round",
     "result",
     "adjudicated",
     "pgn",
@@ -84,6 +96,8 @@ class Event:
 
     name: str
     stage_order: int
+    swiss: bool = False
+    """A Swiss stage: a game's Round tag is its round."""
 
     @classmethod
     def of(cls, stage: Stage) -> Event:
@@ -91,7 +105,7 @@ class Event:
         # language of the request.
         with translation.override("en"):
             kind = str(stage.get_kind_display())
-        return cls(f"{stage.tournament.name}, {kind}", stage.order)
+        return cls(f"{stage.tournament.name}, {kind}", stage.order, stage.is_swiss)
 
 
 def pgn_result(code: str) -> str:
@@ -163,11 +177,12 @@ def game_pgn(game: Game, event: Event, group_number: int) -> str:
     other). ``game`` has its players loaded."""
     result = Result(game.result)
     token = PGN_RESULTS[result]
+    swiss_round = event.swiss and game.round
     headers: list[tuple[str, str]] = [
         ("Event", event.name),
         ("Site", SITE),
         ("Date", game.finished_on.strftime("%Y.%m.%d") if game.finished_on else UNKNOWN_DATE),
-        ("Round", f"{group_number}.{game.number}"),
+        ("Round", str(game.round) if swiss_round else f"{group_number}.{game.number}"),
         ("White", game.white.name),
         ("Black", game.black.name),
         ("Result", token),
@@ -198,13 +213,13 @@ def game_pgn(game: Game, event: Event, group_number: int) -> str:
     return "\n".join(_tag(name, value) for name, value in headers) + "\n\n" + body + "\n\n"
 
 
-def games_pgn(games: Iterable[Game], event: Event) -> Iterator[str]:
+def games_pgn(games: Iterable[NumberedGame], event: Event) -> Iterator[str]:
     """A PGN file of ``games`` (each with a ``group_number``), a game at a time."""
     for game in games:
         yield game_pgn(game, event, game.group_number)
 
 
-def _games(games: QuerySet[Game]) -> Iterator[Game]:
+def _games(games: QuerySet[Game]) -> Iterator[NumberedGame]:
     return (
         games.select_related("white", "black")
         .only(*GAME_FIELDS)
@@ -214,12 +229,12 @@ def _games(games: QuerySet[Game]) -> Iterator[Game]:
     )
 
 
-def stage_games(stage: Stage) -> Iterator[Game]:
+def stage_games(stage: Stage) -> Iterator[NumberedGame]:
     """The stage's games by group, then number, read a chunk at a time."""
     return _games(Game.objects.filter(group__stage=stage))
 
 
-def group_games(group: Group) -> Iterator[Game]:
+def group_games(group: Group) -> Iterator[NumberedGame]:
     """The group's games by number, read a chunk at a time."""
     return _games(Game.objects.filter(group=group))
 

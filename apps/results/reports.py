@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import chess.pgn
 from django.db import IntegrityError, transaction
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import can_enter_results
+from apps.core.permissions import Actor, can_enter_results, signed_in
 from apps.core.results import Result
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
@@ -36,10 +37,13 @@ from .services import (
     set_result,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 log = logging.getLogger(__name__)
 
 
-def player_side(user, game: Game) -> str | None:
+def player_side(user: Actor, game: Game) -> str | None:
     """ "white" or "black" if ``user`` holds (has claimed) that player's entry, else None."""
     if not getattr(user, "is_authenticated", False):
         return None
@@ -50,7 +54,7 @@ def player_side(user, game: Game) -> str | None:
     return None
 
 
-def can_see_reports(user, game: Game) -> bool:
+def can_see_reports(user: Actor, game: Game) -> bool:
     """The two players, the group's TD and the organizers see a game's reports."""
     return player_side(user, game) is not None or can_enter_results(user, game.group)
 
@@ -83,13 +87,15 @@ def _locked_report(report: ResultReport) -> tuple[Game, ResultReport]:
     return game, report
 
 
-def require_opponent(user, report: ResultReport, game: Game) -> None:
-    """Refuse anyone but the reporter's opponent (the player of the other side)."""
-    if player_side(user, game) != report.opponent_side:
+def require_opponent(user: Actor, report: ResultReport, game: Game) -> User:
+    """Refuse anyone but the reporter's opponent (the player of the other side); returns
+    their account."""
+    if not signed_in(user) or player_side(user, game) != report.opponent_side:
         raise ActionError(
             ErrorCode.PERMISSION_DENIED,
             _("Only the reporter's opponent may confirm or dispute a reported result."),
         )
+    return user
 
 
 def _require_pending(report: ResultReport) -> None:
@@ -101,7 +107,7 @@ def _require_pending(report: ResultReport) -> None:
         )
 
 
-def _audit(action: Action, user, game: Game, report: ResultReport, **data) -> None:
+def _audit(action: Action, user: Actor | None, game: Game, report: ResultReport, **data) -> None:
     record(
         action,
         user,
@@ -115,12 +121,12 @@ def _audit(action: Action, user, game: Game, report: ResultReport, **data) -> No
     )
 
 
-def report_result(user, game: Game, result: str, pgn: str = "") -> ResultReport:
+def report_result(user: Actor, game: Game, result: str, pgn: str = "") -> ResultReport:
     """``user``, a player of ``game``, reports its result (and optionally its score)."""
     with transaction.atomic():
         game = locked_game(game.pk)
         side = player_side(user, game)
-        if side is None:
+        if side is None or not signed_in(user):  # (a player is signed in)
             raise ActionError(
                 ErrorCode.PERMISSION_DENIED,
                 _("Only the two players of a game may report its result."),
@@ -166,11 +172,11 @@ def _score_date(stored: str) -> date | None:
     return day
 
 
-def confirm_report(user, report: ResultReport) -> ResultReport:
+def confirm_report(user: Actor, report: ResultReport) -> ResultReport:
     """The opponent confirms a pending report: its result (and score) become the game's."""
     with transaction.atomic():
         game, report = _locked_report(report)
-        require_opponent(user, report, game)
+        user = require_opponent(user, report, game)
         _require_pending(report)
         _require_unfinished(game)
         report.status = ResultReport.Status.CONFIRMED
@@ -181,7 +187,7 @@ def confirm_report(user, report: ResultReport) -> ResultReport:
     return report
 
 
-def _stand(user, game: Game, report: ResultReport) -> None:
+def _stand(user: Actor | None, game: Game, report: ResultReport) -> None:
     """The report's result (score, finish date) becomes the game's."""
     set_result(
         user,
@@ -193,12 +199,12 @@ def _stand(user, game: Game, report: ResultReport) -> None:
     )
 
 
-def dispute_report(user, report: ResultReport, reason: str) -> ResultReport:
+def dispute_report(user: Actor, report: ResultReport, reason: str) -> ResultReport:
     """The opponent disputes a pending report, with a reason: the group's TD decides."""
     reason = reason.strip()
     with transaction.atomic():
         game, report = _locked_report(report)
-        require_opponent(user, report, game)
+        user = require_opponent(user, report, game)
         if not reason:
             raise ActionError(ErrorCode.INVALID_INPUT, _("Say why you dispute the result."))
         _require_pending(report)

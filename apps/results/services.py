@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, entrant_withdrawn, record, result_changed
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_result_entry
+from apps.core.permissions import Actor, require_result_entry
 from apps.core.results import Result, Side
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
@@ -62,7 +62,7 @@ def require_group_open(group: Group) -> None:
 
 
 def enter_result(
-    user,
+    user: Actor,
     game: Game,
     result: str,
     *,
@@ -118,7 +118,7 @@ def locked_game(pk: int) -> Game:
 
 
 def set_result(
-    user,
+    user: Actor | None,
     game: Game,
     result: str,
     *,
@@ -198,7 +198,7 @@ def set_result(
     return game
 
 
-def withdraw_entrant(user, entry: StageEntry, reason: str) -> list[Game]:
+def withdraw_entrant(user: Actor, entry: StageEntry, reason: str) -> list[Game]:
     """Withdraw an entrant from a stage: every unfinished game becomes a forfeit loss for
     them (marked ``forfeited_by`` them), in one transaction and one audit event."""
     reason = reason.strip()

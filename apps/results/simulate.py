@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.core.audit import Action, AuditEvent, result_change_data
 from apps.core.bulk import insert_rows, update_rows
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.core.results import Result
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game
@@ -33,7 +33,7 @@ def expected_white_score(white_rating: int | None, black_rating: int | None) -> 
 
 
 def simulate_results(
-    user, stage, *, share: float = 0.6, withdrawals: float = 0.004, seed: str = "simulation"
+    user: Actor, stage, *, share: float = 0.6, withdrawals: float = 0.004, seed: str = "simulation"
 ) -> int:
     """Finish about ``share`` of the stage's open games and withdraw about ``withdrawals``
     of its entrants. Returns the number of results entered.
@@ -83,7 +83,7 @@ def simulate_results(
     return entered
 
 
-def _write(user, stage, chunk: list[tuple]) -> int:
+def _write(user: Actor, stage, chunk: list[tuple]) -> int:
     """One chunk of simulated results: the games, and an audit event each."""
     update_rows(
         Game,

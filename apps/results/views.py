@@ -267,7 +267,8 @@ def director(request: HttpRequest, stage: Stage, number: int) -> HttpResponse:
     form = DirectorForm(request.POST)
     if not form.is_valid():
         for error in form.errors.get("username", []):
-            messages.error(request, error)
+            # A form's error list yields texts (the stubs also say ValidationError).
+            messages.error(request, str(error))
         return redirect(group.get_absolute_url())
     td = form.cleaned_data["username"]
     try:

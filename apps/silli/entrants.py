@@ -55,7 +55,11 @@ LIMITS: Mapping[str, int] = {
 }
 # Codes and persons: safe in a CSV cell, an address and a file name.
 CODE_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-# What a spreadsheet reads as the start of a formula ("CSV injection").
+# What a spreadsheet reads as the start of a formula ("CSV injection"): the one guard of every
+# text field that reaches a CSV. The fields' rules refuse a value beginning with one of them
+# (names and e-mail addresses; codes, persons and nations cannot), and every CSV written
+# neutralises one that slipped in (:func:`neutralised` here, ``apps.core.csvfiles.safe_cell``
+# for the other downloads, which adds tab and carriage return).
 FORMULA_PREFIXES = ("=", "+", "-", "@")
 
 _CODE = re.compile(CODE_PATTERN)
@@ -222,13 +226,22 @@ def check_name(value: str, *, required: bool = True) -> tuple[str, list[FieldPro
     return check_text("name", value, limit=MAX_NAME_LENGTH, required=required, formula=True)
 
 
+def neutralised(value: str) -> str:
+    """``value`` as a spreadsheet shows it as text: behind a single quote if it begins with a
+    formula prefix (as ``apps.core.csvfiles.safe_cell`` writes it)."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
 def check_email(value: str) -> tuple[str, list[FieldProblem]]:
-    """An e-mail address (optional): at most 254 characters, ``local@domain.tld``."""
+    """An e-mail address (optional): at most 254 characters, ``local@domain.tld``, and (as a
+    name) not beginning with ``= + - @``."""
     value, problems = check_text("email", value, limit=MAX_EMAIL_LENGTH, required=False)
     if value and not problems:
         match = _EMAIL.fullmatch(value)
         if match is None or len(match["local"]) > 64:
             problems.append(_problem("email", "email", value=shown(value)))
+        elif value.startswith(FORMULA_PREFIXES):
+            problems.append(_problem("email", "formula", char=shown(value[0])))
     return value, problems
 
 
@@ -525,15 +538,23 @@ def _entrant_from_row(row: dict[str, str]) -> tuple[Entrant | None, list[str]]:
 def entrants_csv(entrants: Iterable[Entrant], *, public: bool = False) -> str:
     """Serialise entrants as the interface CSV, in the order given.
 
-    ``public=True`` leaves out the e-mail column: the list a stage publishes.
+    ``public=True`` leaves out the e-mail column: the list a stage publishes, written as it
+    is (its digest is the draw's; the rules keep formulas out of its fields). The organizers'
+    list writes a name or an address that begins with a formula prefix (stored before the
+    rules refused it) behind a single quote (:func:`neutralised`).
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     columns = PUBLIC_COLUMNS if public else COLUMNS
     writer.writerow(columns)
     for e in entrants:
-        row = (e.code, e.name, e.nation, "" if e.rating is None else e.rating, e.person, e.email)
-        writer.writerow(row[: len(columns)])
+        rating = "" if e.rating is None else e.rating
+        if public:
+            writer.writerow((e.code, e.name, e.nation, rating, e.person))
+        else:
+            writer.writerow(
+                (e.code, neutralised(e.name), e.nation, rating, e.person, neutralised(e.email))
+            )
     return out.getvalue()
 
 

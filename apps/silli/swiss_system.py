@@ -29,7 +29,7 @@ from .formats import Format
 from .records import DrawError, Game, GroupDraw, Seat
 from .rng import ChanceStream
 from .seating import Conflict, forbidden_reason
-from .swiss.acceleration import Acceleration
+from .swiss.acceleration import Acceleration, virtual_points
 from .swiss.dutch import Pairing, PairingError, pair_round
 from .swiss.trf import Colour, RoundCell, Tournament, TrfPlayer
 
@@ -51,6 +51,7 @@ __all__ = [
     "initial_order",
     "pair_next",
     "pairing_order",
+    "round_virtual_points",
     "rule_text",
     "colour_of_rule",
 ]
@@ -123,12 +124,33 @@ class SeatRound:
     result: str
 
 
+def round_virtual_points(
+    order: Sequence[int], total_rounds: int, acceleration: str, round_number: int
+) -> dict[int, int]:
+    """The virtual points (half-points) the engine gives round ``round_number`` when it pairs
+    the seats in pairing-number order ``order`` now: seat → value, the players without any
+    left out (none without acceleration). Kept with the round when it is paired
+    (``SwissRound.virtual_points``), so that later rounds and the TRF export's ``XXA`` lines
+    use the points applied then, not the points the field of a later round would give."""
+    method = Acceleration(acceleration)
+    if method is Acceleration.NONE:
+        return {}
+    table = virtual_points(list(range(1, len(order) + 1)), total_rounds, method)
+    seat_of = dict(enumerate(order, start=1))
+    return {
+        seat_of[tpn]: rounds[round_number]
+        for tpn, rounds in table.items()
+        if rounds.get(round_number)
+    }
+
+
 def tournament_state(
     size: int,
     rounds: Mapping[int, Sequence[SeatRound]],
     total_rounds: int,
     colour: Colour,
     absent: Iterable[int] = (),
+    virtual: Mapping[int, Mapping[int, int]] | None = None,
 ) -> Tournament:
     """The engine's state: seats 1..size, each with its rounds (missing seats: no rounds)."""
     players: dict[int, TrfPlayer] = {}
@@ -142,7 +164,8 @@ def tournament_state(
             for r in rounds.get(seat, ())
         ]
         players[seat] = TrfPlayer(seat, str(seat), 0, "", cells)
-    return Tournament(players, total_rounds, colour, {}, set(absent))
+    table = {p: dict(r) for p, r in (virtual or {}).items()}
+    return Tournament(players, total_rounds, colour, table, set(absent))
 
 
 def pair_next(
@@ -153,21 +176,39 @@ def pair_next(
     colour: Colour,
     absent: Iterable[int] = (),
     order: Sequence[int] | None = None,
+    applied: Mapping[int, Mapping[int, int]] | None = None,
 ) -> Pairing:
     """Pair the round after those in ``rounds`` (every seat's list has one entry a round).
 
     ``order``: the seats in pairing-number order (:func:`pairing_order`; None: the seats are
-    the pairing numbers). The engine pairs TPN 1..size; its pairing is given back in seats."""
+    the pairing numbers). The engine pairs TPN 1..size; its pairing is given back in seats.
+    ``applied``: round → seat → half-points, the virtual points the earlier rounds were
+    paired with (:func:`round_virtual_points`); with acceleration they stand for those rounds
+    (the floats of earlier rounds are read from them), and the round to pair and the later
+    ones get the points the current field gives."""
     lengths = {len(r) for r in rounds.values()} or {0}
     if len(lengths) != 1:
         raise PairingError("every seat needs a record of every round played so far")
     round_number = lengths.pop() + 1
-    if order is None or list(order) == list(range(1, size + 1)):
-        state = tournament_state(size, rounds, total_rounds, colour, absent)
-        return pair_round(state, round_number, Acceleration(acceleration))
+    if order is None:
+        order = list(range(1, size + 1))
     if sorted(order) != list(range(1, size + 1)):
         raise PairingError(f"the pairing order must name each of the seats 1..{size} once")
     tpn = {seat: number for number, seat in enumerate(order, start=1)}
+    method = Acceleration(acceleration)
+    virtual: dict[int, dict[int, int]] | None = None
+    if method is not Acceleration.NONE and applied:
+        everyone = list(range(1, size + 1))  # by pairing number, as the engine gives them
+        virtual = {n: dict(t) for n, t in virtual_points(everyone, total_rounds, method).items()}
+        for number, points in applied.items():
+            if number >= round_number:
+                continue
+            for table in virtual.values():
+                table.pop(number, None)
+            for seat, value in points.items():
+                if seat in tpn and value:
+                    virtual.setdefault(tpn[seat], {})[number] = value
+        method = Acceleration.NONE
 
     def relabelled(cell: SeatRound) -> SeatRound:
         opponent = None if cell.opponent is None else tpn[cell.opponent]
@@ -179,8 +220,9 @@ def pair_next(
         total_rounds,
         colour,
         {tpn[seat] for seat in absent},
+        virtual,
     )
-    pairing = pair_round(state, round_number, Acceleration(acceleration))
+    pairing = pair_round(state, round_number, method)
     seat_of = dict(enumerate(order, start=1))
     return Pairing(
         round_number=pairing.round_number,

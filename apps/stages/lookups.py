@@ -6,13 +6,13 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import NotFound
 
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 
 from .models import Stage
 from .permissions import visible_stages_filter
 
 
-def stages_visible_to(user) -> QuerySet[Stage]:
+def stages_visible_to(user: Actor) -> QuerySet[Stage]:
     """The stages ``user`` may see."""
     return Stage.objects.filter(visible_stages_filter(user)).select_related("tournament")
 

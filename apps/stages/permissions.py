@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from apps.core.permissions import Actor, signed_in
+
 from .models import Stage
 
 
@@ -13,10 +15,10 @@ def public_stages_filter(to_stage: str = "") -> Q:
     return Q(**{f"{to_stage}status__in": [Stage.Status.PUBLISHED, Stage.Status.CLOSED]})
 
 
-def visible_stages_filter(user, to_stage: str = "") -> Q:
+def visible_stages_filter(user: Actor, to_stage: str = "") -> Q:
     """The stages ``user`` may see (as ``apps.core.permissions.can_view_stage`` decides for
     one), as a filter."""
-    if not getattr(user, "is_authenticated", False):
+    if not signed_in(user):
         return public_stages_filter(to_stage)
     if user.is_staff:
         return Q()

@@ -101,7 +101,7 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class StageSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
-    tournament = serializers.SlugRelatedField(
+    tournament: serializers.SlugRelatedField[Tournament] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, help_text="The tournament's slug."
     )
     games_per_player = serializers.IntegerField(

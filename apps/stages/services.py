@@ -29,16 +29,17 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.models import AuditEvent
-from apps.core.permissions import require_organizer, require_signed_in, signed_in
+from apps.core.permissions import Actor, require_organizer, require_signed_in, signed_in
 
 from .models import DrawJob, Stage, Tournament
 from .settings_catalog import STAGE_SETTINGS, TOURNAMENT_SETTINGS, Freeze
@@ -55,7 +56,7 @@ PAIRING_FIELDS = STAGE_SETTINGS.names(Freeze.PAIRING)
 QUALIFICATION_FIELDS = STAGE_SETTINGS.names(Freeze.QUALIFICATION)
 PLAY_FIELDS = STAGE_SETTINGS.names(Freeze.PLAY)
 
-SLUG_MAX_LENGTH = Tournament._meta.get_field("slug").max_length
+SLUG_MAX_LENGTH = cast(int, Tournament._meta.get_field("slug").max_length)  # a SlugField's
 UNDRAWN = (Stage.Status.DRAFT, Stage.Status.REGISTRATION_CLOSED)
 DRAWING = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
 
@@ -65,14 +66,14 @@ DRAWING = (DrawJob.Status.PENDING, DrawJob.Status.RUNNING)
 # ---------------------------------------------------------------------------
 
 
-def can_create_tournaments(user) -> bool:
+def can_create_tournaments(user: Actor) -> bool:
     """Staff, and users holding the model permission ``stages.add_tournament``."""
     if not signed_in(user) or not user.is_active:
         return False
     return bool(user.is_staff or user.has_perm("stages.add_tournament"))
 
 
-def require_tournament_creator(user) -> None:
+def require_tournament_creator(user: Actor) -> None:
     require_signed_in(user)
     if not can_create_tournaments(user):
         raise ActionError(
@@ -90,7 +91,7 @@ def require_tournament_creator(user) -> None:
 
 
 def create_tournament(
-    user, *, name: str, slug: str, stages: list[dict] | None = None, **fields
+    user: Actor, *, name: str, slug: str, stages: list[dict] | None = None, **fields: Any
 ) -> Tournament:
     """A tournament with its stages (default: one Silli preliminary), the user its organizer.
 
@@ -121,7 +122,7 @@ def create_tournament(
 
 
 def new_tournament(
-    user, *, name: str, slug: str = "", stage_kinds: Iterable[str] = (), **fields
+    user: Actor, *, name: str, slug: str = "", stage_kinds: Iterable[str] = (), **fields: Any
 ) -> Tournament:
     """Create a tournament as ``user`` (staff, or holding ``stages.add_tournament``), who
     becomes its organizer, with a stage of each of ``stage_kinds`` (default: a preliminary).
@@ -198,7 +199,7 @@ def frozen_tournament_fields(tournament: Tournament) -> dict[str, str]:
     return reasons
 
 
-def update_tournament(user, tournament: Tournament, **changes) -> Tournament:
+def update_tournament(user: Actor, tournament: Tournament, **changes: Any) -> Tournament:
     """Change a tournament's settings (organizers); a frozen one is refused with the reason.
 
     Fields not in ``changes``, or sent with their current value, stay as they are.
@@ -276,7 +277,7 @@ def stage_defaults(kind: str) -> dict[str, object]:
     }
 
 
-def add_stage(user, tournament: Tournament, **fields) -> Stage:
+def add_stage(user: Actor, tournament: Tournament, **fields: Any) -> Stage:
     """Add a stage to the tournament (organizers).
 
     ``kind`` defaults to :func:`suggested_kind`, ``order`` to after the last stage; a stage
@@ -341,7 +342,7 @@ def frozen_stage_fields(stage: Stage) -> dict[str, str]:
     return reasons
 
 
-def update_stage(user, stage: Stage, **changes) -> Stage:
+def update_stage(user: Actor, stage: Stage, **changes: Any) -> Stage:
     """Change a stage's settings (organizers); a frozen one is refused with the reason.
 
     Fields not in ``changes``, or sent with their current value, stay as they are. A new
@@ -371,7 +372,7 @@ def update_stage(user, stage: Stage, **changes) -> Stage:
     return stage
 
 
-def delete_stage(user, stage: Stage) -> None:
+def delete_stage(user: Actor, stage: Stage) -> None:
     """Remove a stage that is not drawn (organizers), with its entries (the entrants stay in
     the tournament); the stages after it move one place up."""
     require_organizer(user, stage.tournament)
@@ -464,7 +465,7 @@ def _known(values: dict, fields: tuple[str, ...]) -> None:
         raise TypeError(f"not a setting: {', '.join(sorted(unknown))}")
 
 
-def _changed(instance, changes: dict) -> dict[str, tuple[object, object]]:
+def _changed(instance: models.Model, changes: dict) -> dict[str, tuple[object, object]]:
     """``{field: (old, new)}`` for the fields whose value really changes."""
     return {
         field: (getattr(instance, field), new)
@@ -570,7 +571,7 @@ def _move_to(stage: Stage, order: int) -> None:
     stage.order = order
 
 
-def _json(value):
+def _json(value: Any) -> Any:
     """A setting's value as the audit trail stores it (JSON)."""
     if isinstance(value, Decimal):
         return str(int(value)) if value == value.to_integral() else str(value.normalize())

@@ -15,7 +15,8 @@ the API, and when it freezes. Everything else comes from here:
   bounds and refusals, in a section per freezing rule;
 - the table of docs/settings.md (``python manage.py settings_doc``; a test compares them).
 
-A new setting is one more entry here, its migration (``makemigrations``) and the docs table
+A new setting is one more entry here (and its value type annotated on the model class, checked
+at import), its migration (``makemigrations``) and the docs table
 (``settings_doc``); code that reads it (the engine's settings, say) is the setting's own work.
 """
 
@@ -24,8 +25,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterator, Mapping
+from datetime import date
 from decimal import Decimal
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -35,8 +37,14 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.core.choices import TextChoices
 
+if TYPE_CHECKING:
+    # What gettext_lazy gives, as the stubs name it (only a Promise at run time).
+    from django.utils.functional import _StrPromise as StrPromise
+else:
+    StrPromise = Promise
+
 # What the pages and the API show: a text, or a lazily translated one.
-Text: TypeAlias = str | Promise
+Text: TypeAlias = str | StrPromise
 
 
 class Freeze(enum.Enum):
@@ -206,6 +214,16 @@ class Catalog:
         return {s.name: s.api_path for s in self if s.api_path}
 
     def add_fields_to(self, model: type[models.Model]) -> None:
+        """Give ``model`` a field per setting. The model's class body annotates each setting's
+        value type for the type checker (fields added here are invisible to it); a setting
+        without its annotation, or an annotation without its setting, fails at import."""
+        annotated = set(model.__dict__.get("__annotations__", {}))
+        if annotated != set(self.names()):
+            raise TypeError(
+                f"{model.__name__}: annotate exactly the settings' fields; "
+                f"missing {sorted(set(self.names()) - annotated)}, "
+                f"unknown {sorted(annotated - set(self.names()))}"
+            )
         for setting in self:
             model.add_to_class(setting.name, setting.model_field())
 
@@ -266,6 +284,20 @@ class TournamentSettings(models.Model):
     class Ranking(TextChoices):
         GROUP = "group", _("by group")
         UNIFIED = "unified", _("one unified ranking")
+
+    # The value types of the fields TOURNAMENT_SETTINGS adds (below), for the type checker.
+    name: str
+    slug: str
+    games_per_player: int
+    points_win: Decimal
+    points_draw: Decimal
+    points_loss: Decimal
+    tiebreak: str
+    ranking: str
+    description: str
+    contact_email: str
+    starts_on: date | None
+    ends_on: date | None
 
     class Meta:
         abstract = True
@@ -421,6 +453,29 @@ class StageSettings(models.Model):
         LOSS_CAP = "loss_cap", _("cap on points lost")
         TOP_PER_GROUP = "top_per_group", _("top of each group")
         TOP_OVERALL = "top_overall", _("top of the unified ranking")
+
+    # The value types of the fields STAGE_SETTINGS adds (below), for the type checker.
+    kind: str
+    order: int
+    format: str
+    games_per_player_override: int | None
+    min_group_size: int
+    separate_nations: bool
+    avoid_rematches: bool
+    balance_ratings: bool
+    allowed_nation_games: int
+    formula: list[int] | None
+    double_round_robin: bool
+    swiss_rounds: int | None
+    swiss_acceleration: str
+    qualify_rule: str
+    qualify_value: Decimal | None
+    qualify_relative: bool
+    play_starts_on: date | None
+    play_ends_on: date | None
+    report_accept_days: int
+    swiss_round_days: int | None
+    swiss_at_deadline: str
 
     class Meta:
         abstract = True
@@ -643,7 +698,7 @@ STAGE_SETTINGS = Catalog(
         optional_on_page=True,
     ),
     Setting(
-        # A new number of days applies from the next round on (apps/office/swiss_deadlines.py).
+        # A new number of days applies from the next round on (apps/office/swiss/deadlines.py).
         "swiss_round_days",
         models.PositiveSmallIntegerField(null=True, blank=True),
         Freeze.PLAY,

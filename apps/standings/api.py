@@ -11,6 +11,7 @@ ranking itself, read a page at a time); organizers can force a recompute with
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -19,7 +20,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import Pagination, error_responses
+from apps.core.api import Pagination, error_responses, nullable_schema
 from apps.entrants.serializers import PublicEntrantSerializer
 from apps.groups.lookups import group_for_reading
 from apps.stages.lookups import stage_for_action, stage_for_reading
@@ -201,9 +202,9 @@ class RankingPagination(Pagination):
 
     page_size = 100
     pending_groups = 0
-    pending_since = None
-    ranking_at = None
-    ranking_pending_since = None
+    pending_since: datetime | None = None
+    ranking_at: datetime | None = None
+    ranking_pending_since: datetime | None = None
 
     def get_paginated_response(self, data) -> Response:
         response = super().get_paginated_response(data)
@@ -219,27 +220,30 @@ class RankingPagination(Pagination):
             "type": "integer",
             "description": "Groups whose standings are being updated (0: all up to date).",
         }
-        paginated["properties"]["pending_since"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "The oldest of their marks: results entered since then may not be "
-            "counted in the ranking yet.",
-        }
-        paginated["properties"]["ranking_at"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "When the stored ranking these rows come from was built (null: not "
-            "yet).",
-        }
-        paginated["properties"]["ranking_pending_since"] = {
-            "type": "string",
-            "format": "date-time",
-            "nullable": True,
-            "description": "Set while the stored ranking is being rebuilt: standings changed "
-            "since then may not be counted in these rows yet. Null: up to date.",
-        }
+        paginated["properties"]["pending_since"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "The oldest of their marks: results entered since then may not be "
+                "counted in the ranking yet.",
+            }
+        )
+        paginated["properties"]["ranking_at"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the stored ranking these rows come from was built (null: not "
+                "yet).",
+            }
+        )
+        paginated["properties"]["ranking_pending_since"] = nullable_schema(
+            {
+                "type": "string",
+                "format": "date-time",
+                "description": "Set while the stored ranking is being rebuilt: standings changed "
+                "since then may not be counted in these rows yet. Null: up to date.",
+            }
+        )
         return paginated
 
 
@@ -262,10 +266,12 @@ class StageRankingView(GenericAPIView):
         pending = stage_pending(stage)
         state = ranking_state(stage, heal=True)
         paginator = self.paginator
+        assert isinstance(paginator, RankingPagination)
         paginator.pending_groups, paginator.pending_since = pending.groups, pending.since
         paginator.ranking_at, paginator.ranking_pending_since = state.built_at, state.pending_since
         # A slice of the stored ranking reads that page's positions only.
-        page = self.paginate_queryset(StoredRanking(stage, state))
+        # Sliced only: neither a QuerySet nor a whole Sequence (the stubs want one).
+        page = self.paginate_queryset(StoredRanking(stage, state))  # type: ignore[arg-type]
         return self.get_paginated_response(RankingRowSerializer(page, many=True).data)
 
 

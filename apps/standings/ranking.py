@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
@@ -159,7 +160,13 @@ def rebuild_ranking(stage_id: int, *, wait_for_groups: bool = True) -> int | Non
         if mark is None:
             return None
         seen = mark.changes
-        if wait_for_groups and mark.waiting and mark.pending_since > started - stale_after():
+        since = mark.pending_since  # not None: the filter above
+        if (
+            wait_for_groups
+            and mark.waiting
+            and since is not None
+            and since > started - stale_after()
+        ):
             STAGE_RANKING.wait(stage_id, seen, started)  # the groups' recomputes queue it
             return None
         count = store_ranking(mark.stage, ranking_order(mark.stage), stored=mark.entrants)
@@ -190,6 +197,7 @@ def store_ranking(stage: Stage, order: list[tuple[int, int, str]], *, stored: in
     with connection.cursor() as cursor:
         for start in range(0, len(order), RANKING_BATCH):
             batch = order[start : start + RANKING_BATCH]
+            params: list[Any]
             if connection.vendor == "postgresql":
                 ranked, source = (
                     "(%s + o.n)::integer, o.place",

@@ -10,14 +10,14 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Group
 from apps.stages.models import Stage
 
 from .freshness import GROUP_STANDINGS
 
 
-def force_recompute(user, stage: Stage, group: Group | None = None) -> list[int]:
+def force_recompute(user: Actor, stage: Stage, group: Group | None = None) -> list[int]:
     """An organizer's "recompute the standings": every group of the stage (or ``group``) is
     marked pending and its recompute queued, whatever was asked before. Audited."""
     require_organizer(user, stage.tournament)

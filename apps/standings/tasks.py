@@ -14,6 +14,8 @@ mark.
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 from django.db import DatabaseError
 
@@ -23,7 +25,7 @@ from .freshness import GROUP_STANDINGS, STAGE_RANKING
 # outbox=False: a recompute (a rebuild) the broker did not take is kept as the group's (the
 # stage's ranking) mark, which the sweep queues again (apps/core/outbox.py would only
 # duplicate it).
-MARKED = {
+MARKED: dict[str, Any] = {
     "outbox": False,
     "acks_late": True,
     "reject_on_worker_lost": True,
@@ -43,7 +45,8 @@ def rebuild_stage_ranking(stage_id: int) -> int:
     return ranking.rebuild_ranking(stage_id) or 0
 
 
-@shared_task(outbox=False, acks_late=True, reject_on_worker_lost=True)
+# The stubs' shared_task takes the options of our Task class (outbox) only with base=.
+@shared_task(outbox=False, acks_late=True, reject_on_worker_lost=True)  # type: ignore[call-overload]
 def sweep_stale_standings() -> int:
     """Celery beat, every ``STANDINGS_SWEEP_SECONDS``: re-queue stale recomputes, then stale
     ranking rebuilds."""

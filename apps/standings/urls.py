@@ -12,6 +12,12 @@ urlpatterns = [
     path(GROUP + "standings.csv", views.group_standings_csv, name="group-standings-csv"),
     path(GROUP + "crosstable.csv", views.group_crosstable_csv, name="group-crosstable-csv"),
     path(GROUP + "group.trf", views.group_trf_file, name="group-trf"),
+    path(GROUP + "pairings.csv", views.group_pairings_csv, name="group-pairings-csv"),
+    path(
+        GROUP + "rounds/<id:round_number>/pairings.csv",
+        views.group_round_pairings_csv,
+        name="group-round-pairings-csv",
+    ),
     path(STAGE + "ranking/", views.stage_ranking_page, name="stage-ranking"),
     path(STAGE + "ranking.csv", views.stage_ranking_csv, name="stage-ranking-csv"),
 ]

@@ -17,7 +17,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import ngettext
 
@@ -48,6 +48,7 @@ from .display import (
 from .freshness import ranking_state, stage_pending
 from .groups import chain
 from .models import StandingsMark
+from .pairing_list import pairing_list_csv
 from .ranking import StoredRanking, iter_stage_ranking
 from .services import force_recompute
 from .trf_export import group_trf
@@ -214,7 +215,9 @@ def stage_ranking_page(request: HttpRequest, slug: str, order: int) -> HttpRespo
     # The stored ranking, read a page at a time (the page's positions only).
     state = ranking_state(stage, heal=True)
     rows = StoredRanking(stage, state)
-    page = Paginator(rows, RANKING_PAGE).get_page(request.GET.get("page"))
+    # Sliced only, never iterated whole (the stubs want an iterable).
+    paginator: Paginator[dict] = Paginator(rows, RANKING_PAGE)  # type: ignore[arg-type]
+    page = paginator.get_page(request.GET.get("page"))
     for row in page.object_list:
         row["points_text"] = points_text(row["points"])
         row["figure_texts"] = [figure_text(k, row["figures"].get(k)) for k in keys]
@@ -251,6 +254,24 @@ def group_crosstable_csv(request: HttpRequest, slug: str, order: int, number: in
 def group_standings_csv(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
     group = visible_group(request, slug, order, number)
     return _download(standings_csv(build(group)), "text/csv", f"{_file_stem(group)}-standings.csv")
+
+
+def group_pairings_csv(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
+    """The group's pairing list to fill in for the results import (:mod:`.pairing_list`)."""
+    group = visible_group(request, slug, order, number)
+    text = pairing_list_csv(group) or ""
+    return _download(text, "text/csv", f"{_file_stem(group)}-pairings.csv")
+
+
+def group_round_pairings_csv(
+    request: HttpRequest, slug: str, order: int, number: int, round_number: int
+) -> HttpResponse:
+    """One round's pairing list (a Swiss group); 404 for a round without games."""
+    group = visible_group(request, slug, order, number)
+    text = pairing_list_csv(group, round_number)
+    if text is None:
+        raise Http404("no games in this round")
+    return _download(text, "text/csv", f"{_file_stem(group)}-round-{round_number}-pairings.csv")
 
 
 def group_trf_file(request: HttpRequest, slug: str, order: int, number: int) -> HttpResponse:
@@ -302,8 +323,9 @@ class StreamedFile(StreamingHttpResponse):
 
     _whole: bytes | None = None
 
+    # Readable whole, unlike the stubs' StreamingHttpResponse (see above).
     @property
-    def content(self) -> bytes:
+    def content(self) -> bytes:  # type: ignore[override]
         if self._whole is None:
             self._whole = self.getvalue()
             self.streaming_content = [self._whole]

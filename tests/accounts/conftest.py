@@ -1,6 +1,6 @@
 import pytest
 
-from .world import build_world
+from tests.worlds.published import build_world
 
 
 @pytest.fixture

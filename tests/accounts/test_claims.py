@@ -15,8 +15,7 @@ from apps.core.errors import ActionError
 from apps.core.models import AuditEvent
 from apps.entrants.models import Entrant
 from apps.groups.models import Seat
-
-from .world import make_user
+from tests.worlds.published import make_user
 
 LINK = re.compile(r"http://[^/]+(/accounts/claim/[^/\s]+/)")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.accounts.world import build_world
-from tests.results_web.conftest import api_client
+from tests.worlds.published import build_world
+from tests.worlds.results import api_client
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,7 @@ from apps.core.audit import Action
 from apps.core.errors import ActionError
 from apps.core.models import AuditEvent
 from apps.core.permissions import can_enter_results, is_organizer
-
-from .world import make_user
+from tests.worlds.published import make_user
 
 LINK = re.compile(r"http://[^/]+(/accounts/invitation/[^/\s]+/)")
 

@@ -5,7 +5,7 @@ The table is the specification. Its routes are checked against the URLconf: a ro
 without a row fails ``test_every_route_has_a_row`` — add one (or several: a row per method or
 per interesting argument) with the expected status of each role.
 
-Roles (tests/accounts/world.py): the public; ``player`` (an entry in group 1) and ``rival``
+Roles (tests/worlds/published.py): the public; ``player`` (an entry in group 1) and ``rival``
 (an entry in group 2); ``other_td`` (TD of group 2) and ``td`` (TD of group 1); the
 tournament's organizer; a staff user (an organizer of every tournament). Group-level rows
 name group 1, its games and its players.
@@ -33,8 +33,7 @@ from apps.groups.models import Seat
 from apps.office.models import LabRun
 from apps.results.models import ResultReport
 from tests.conftest import tasks_in_process
-
-from .world import PLAYERS_DOMAIN, ROLES, World, build_world
+from tests.worlds.published import PLAYERS_DOMAIN, ROLES, World, build_world
 
 # ---------------------------------------------------------------------------
 # Expected statuses
@@ -233,6 +232,9 @@ ROWS: list[Row] = [
     Row("group-standings-csv", EVERYONE, group),
     Row("group-crosstable-csv", EVERYONE, group),
     Row("group-trf", EVERYONE, group),
+    Row("group-pairings-csv", EVERYONE, group),
+    # a Silli group's games have no rounds: every role gets the same 404
+    Row("group-round-pairings-csv", NOT_FOUND, lambda w: {**group(w), "round_number": 1}),
     Row("stage-ranking", EVERYONE, stage),
     Row("group-standings", organizer_post_page(), group, "post", name="recompute"),
     Row("group-crosstable", organizer_post_page(), group, "post", name="recompute"),
@@ -422,7 +424,7 @@ ROWS: list[Row] = [
     api("api-game-report-confirm", statuses(403, player=409), game_report("disputed"), "post"),
     api("api-game-report-dispute", statuses(403, player=400), game_report("pending"), "post", {}),
     # Withdrawals name the entrant in the body: any TD of the stage gets past the first check,
-    # and the action itself refuses a TD of another group (tests/results_web).
+    # and the action itself refuses a TD of another group (tests/results/test_api.py).
     api(
         "api-stage-withdrawals",
         statuses(403, other_td=400, td=400, organizer=400, staff=400),

@@ -5,7 +5,7 @@ import pytest
 from django.core import mail
 from rest_framework.authtoken.models import Token
 
-from .world import make_user
+from tests.worlds.published import make_user
 
 PASSWORD = "a-good-password-42"
 

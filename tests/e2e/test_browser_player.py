@@ -8,7 +8,7 @@ import pytest
 from django.core import mail
 
 from apps.groups.models import Seat
-from tests.accounts.world import build_world
+from tests.worlds.published import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,7 @@ import pytest
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.results.models import ResultReport
-from tests.accounts.world import build_world, make_user
+from tests.worlds.published import build_world, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

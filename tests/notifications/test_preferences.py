@@ -3,7 +3,7 @@
 from apps.core.audit import Action
 from apps.core.models import AuditEvent
 from apps.notifications.models import Preferences
-from tests.accounts.world import make_user
+from tests.worlds.published import make_user
 
 
 def test_the_page_turns_kinds_off_and_on(db, client):

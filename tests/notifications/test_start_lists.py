@@ -9,7 +9,7 @@ from apps.groups.models import Seat
 from apps.notifications import tasks
 from apps.notifications.models import SentNotification
 from apps.notifications.services import update_preferences
-from tests.accounts.world import build_world
+from tests.worlds.published import build_world
 
 
 def test_every_player_gets_one_start_list_with_opponents_colours_and_the_td(world):

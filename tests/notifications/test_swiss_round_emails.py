@@ -14,9 +14,9 @@ from apps.notifications.models import Kind, SentNotification
 from apps.notifications.services import update_preferences
 from apps.office.swiss.pairing import pair_next_round, start_next_round
 from apps.office.swiss.state import swiss_state
-from tests.accounts.world import make_user
 from tests.office.conftest import user
 from tests.office.test_swiss import drawn_and_published, play_round, swiss_stage
+from tests.worlds.published import make_user
 
 COUNT = 9  # odd: every round has a bye
 

@@ -364,3 +364,22 @@ def test_only_organizers_open_the_settings_pages(client, stranger, cup):
         assert client.get(url).status_code == 403
     assert client.post(reverse("stage-delete", args=[cup.slug, 2])).status_code == 403
     assert cup.stages.count() == 3
+
+
+def test_a_frozen_formula_is_kept_when_the_page_is_saved(client, organizer, closed):
+    """A stage with a formula: the page shows it read-only after registration closes, and
+    saving the page parses the stored list it sends back instead of refusing it."""
+    Stage.objects.filter(pk=closed.pk).update(
+        format=Stage.Format.SILLI, games_per_player_override=4, formula=[2, 3]
+    )
+    closed.refresh_from_db()
+    client.force_login(organizer)
+    url = reverse("stage-edit", args=[closed.tournament.slug, 1])
+    data = stage_form(closed, play_ends_on="2028-01-01")
+    for name in ("formula", "format", "games_per_player_override"):
+        data.pop(name)
+    data["frozen_fields"] = "format,formula,games_per_player_override"
+    answer = client.post(url, data)
+    assert answer.status_code == 302, answer.content.decode()
+    closed.refresh_from_db()
+    assert closed.formula == [2, 3] and str(closed.play_ends_on) == "2028-01-01"

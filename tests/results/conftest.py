@@ -7,7 +7,7 @@ from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.services import create_tournament
-from tests.accounts.world import build_world, make_user
+from tests.worlds.published import build_world, make_user
 
 
 @pytest.fixture

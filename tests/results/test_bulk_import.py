@@ -25,8 +25,8 @@ from apps.results.history import game_history
 from apps.results.imports import import_results
 from apps.results.services import enter_result
 from apps.stages.models import Stage
-from tests.accounts.world import build_world
-from tests.results_web.conftest import api_client
+from tests.worlds.published import build_world
+from tests.worlds.results import api_client
 
 pytestmark = pytest.mark.django_db
 

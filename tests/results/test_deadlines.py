@@ -18,7 +18,7 @@ from apps.notifications.services import update_preferences
 from apps.results import closing
 from apps.results import tasks as results_tasks
 from apps.stages.models import Stage
-from tests.accounts.world import build_world
+from tests.worlds.published import build_world
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from apps.core.errors import ActionError, ErrorCode
 from apps.groups.models import Game
 from apps.results.imports import import_results
-from tests.accounts.world import build_world
 from tests.results.test_bulk_import import (
     FOOLS_MATE,
     csv_file,
@@ -23,7 +22,8 @@ from tests.results.test_bulk_import import (
     snapshot,
     stage_url,
 )
-from tests.results_web.conftest import api_client
+from tests.worlds.published import build_world
+from tests.worlds.results import api_client
 
 pytestmark = pytest.mark.django_db
 

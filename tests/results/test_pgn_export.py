@@ -16,8 +16,8 @@ from apps.groups.models import Game, Group
 from apps.results import pgn
 from apps.results.imports import import_results
 from apps.stages.models import Stage
-from tests.accounts.world import build_world
-from tests.results_web.conftest import api_client
+from tests.worlds.published import build_world
+from tests.worlds.results import api_client
 
 pytestmark = pytest.mark.django_db
 

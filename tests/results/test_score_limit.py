@@ -14,7 +14,6 @@ from apps.groups.models import Game
 from apps.results.imports import import_results
 from apps.results.models import PGN_MAX_LENGTH
 from apps.results.services import enter_result
-from tests.accounts.world import build_world
 from tests.results.test_bulk_import import (
     FOOLS_MATE,
     csv_file,
@@ -23,7 +22,8 @@ from tests.results.test_bulk_import import (
     line,
     pgn_game,
 )
-from tests.results_web.conftest import api_client
+from tests.worlds.published import build_world
+from tests.worlds.results import api_client
 
 pytestmark = pytest.mark.django_db
 

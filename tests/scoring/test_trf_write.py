@@ -1,6 +1,7 @@
 """The TRF writer (apps/scoring/trf/write.py): rounds by a proper colouring, the 001 lines,
 and what a Swiss group adds. The whole files below were written by the writer before it moved
-out of apps/standings/trf_export.py, and must stay byte for byte the same."""
+out of apps/standings/trf_export.py, then moved one column right on the 001 lines to the
+TRF-2026 layout (issue 25; tests/scoring/test_trf_columns.py) and given 062/072 lines."""
 
 from collections import Counter
 from decimal import Decimal
@@ -21,28 +22,32 @@ ENTRIES = [
 
 SILLI_FILE = (
     "012 Cup — Final — group 1\n"
+    "062 4\n"
+    "072 3\n"
     "XXR 3\n"
-    "001    1     Rossi, Anna                       2150 ITA                         1.5    1   "
+    "001    1      Rossi, Anna                       2150 ITA                         1.5    1  "
     "   2 w 1     4 b -     3 w -\n"
-    "001    2     Novák, Jan                             CZE                         1.0    2   "
+    "001    2      Novák, Jan                             CZE                         1.0    2  "
     "   1 b 0     3 w       4 w -\n"
-    "001    3     Smith, Bob                        1980 ENG                         0.5    3   "
+    "001    3      Smith, Bob                        1980 ENG                         0.5    3  "
     "   4 w =     2 b       1 b -\n"
-    "001    4     Müller, Eva                       2001 GER                         0.0        "
+    "001    4      Müller, Eva                       2001 GER                         0.0       "
     "   3 b =     1 w +     2 b +\n"
 )
 
 SWISS_FILE = (
     "012 Swiss\n"
+    "062 3\n"
+    "072 2\n"
     "XXR 3\n"
     "XXC black1\n"
     "XXA    1  1.0  0.5  0.0\n"
     "XXA    2  1.0  0.5  0.0\n"
-    "001    1     Rossi, Anna                       2150 ITA                         1.5    1   "
+    "001    1      Rossi, Anna                       2150 ITA                         1.5    1  "
     "   3 w 0  0000 - U\n"
-    "001    2     Novák, Jan                             CZE                         1.0    2   "
+    "001    2      Novák, Jan                             CZE                         1.0    2  "
     "0000 - U     3 b =\n"
-    "001    3     Smith, Bob                        1980 ENG                         0.5    3   "
+    "001    3      Smith, Bob                        1980 ENG                         0.5    3  "
     "   1 b 1     2 w =\n"
 )
 

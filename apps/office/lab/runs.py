@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.jobs import percent_done
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.entrants.services import engine_entrants
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.lab import FieldError, FormatError, LabConfig, LabReport, entrants_field
@@ -139,7 +139,7 @@ def _require_registration(stage: Stage) -> None:
 
 
 def start_lab_run(
-    user, stage: Stage, candidates: Any, tournaments: Any = None, seed: Any = None
+    user: Actor, stage: Stage, candidates: Any, tournaments: Any = None, seed: Any = None
 ) -> LabRun:
     """Check the request and queue a run (organizers, registration open)."""
     require_organizer(user, stage.tournament)
@@ -348,7 +348,7 @@ def progress(run: LabRun) -> dict[str, Any]:
     }
 
 
-def apply_candidate(user, run: LabRun, index: int) -> Stage:
+def apply_candidate(user: Actor, run: LabRun, index: int) -> Stage:
     """Set the run's stage to candidate ``index``'s settings (0-based), through the
     stage-update action: the same checks and audit as the settings form."""
     stage = run.stage

@@ -39,7 +39,10 @@ def run_lab(run_id: int) -> bool:
     return finished
 
 
-@shared_task(name="apps.office.tasks.resume_stalled_lab_runs", outbox=False, acks_late=True)
+# The stubs' shared_task takes the options of our Task class (outbox) only with base=.
+@shared_task(  # type: ignore[call-overload]
+    name="apps.office.tasks.resume_stalled_lab_runs", outbox=False, acks_late=True
+)
 def resume_stalled_lab_runs() -> dict[str, int]:
     """Every minute (beat): queue again the format lab runs whose task was lost, and stop
     those past the time limit (``Job.stalled``)."""

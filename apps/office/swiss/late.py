@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.entrants.fields import FIELD_WORDS
 from apps.entrants.models import Entrant, StageEntry
 from apps.entrants.services import checked_entrant_fields, create_entrant, new_code
@@ -161,7 +161,7 @@ def _existing(stage: Stage, code: str, checked: dict) -> Entrant | None:
 
 
 def add_late_entrant(
-    user,
+    user: Actor,
     stage: Stage,
     *,
     code: str = "",

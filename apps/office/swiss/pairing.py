@@ -19,12 +19,12 @@ from django.utils.translation import gettext as _
 
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import require_organizer
+from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Game, Group, Seat, SwissBye
-from apps.groups.rounds import start_round
+from apps.groups.rounds import applied_virtual_points, start_round
 from apps.notifications import tasks as notify
 from apps.silli.swiss.dutch import Pairing, PairingError
-from apps.silli.swiss_system import colour_of_rule, pair_next
+from apps.silli.swiss_system import colour_of_rule, pair_next, round_virtual_points
 from apps.stages.models import Stage
 from apps.stages.services import locked
 from apps.standings.freshness import schedule_recomputes
@@ -70,7 +70,7 @@ def _check_can_pair(state: SwissState, round_number: int | None) -> int:
     return state.paired + 1
 
 
-def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> int:
+def start_next_round(user: Actor, stage: Stage, *, adjudicate_open: bool = False) -> int:
     """Ask for the stage's next round (organizers): checked now, paired by a Celery task
     after the commit. Returns the round's number.
 
@@ -93,7 +93,7 @@ def start_next_round(user, stage: Stage, *, adjudicate_open: bool = False) -> in
     return round_number
 
 
-def _send_open_games_to_adjudication(user, state: SwissState) -> None:
+def _send_open_games_to_adjudication(user: Actor, state: SwissState) -> None:
     """Switch the current round, whose deadline passed in ``td`` mode, to adjudication; an
     ActionError says why it cannot be."""
     require_open_group(
@@ -134,7 +134,7 @@ def _send_open_games_to_adjudication(user, state: SwissState) -> None:
 
 
 def pair_next_round(
-    user, stage: Stage, round_number: int | None = None, *, system: bool = False
+    user: Actor | None, stage: Stage, round_number: int | None = None, *, system: bool = False
 ) -> RoundOutcome:
     """Pair the stage's next round and write its games and bye, in one transaction.
 
@@ -169,6 +169,7 @@ def pair_next_round(
                 colour_of_rule(group.rule),
                 state.withdrawn,
                 state.order,
+                applied_virtual_points(group),
             )
         except PairingError as exc:
             raise ActionError(
@@ -176,7 +177,8 @@ def pair_next_round(
                 _("Round %(round)s cannot be paired: %(reason)s")
                 % {"round": number, "reason": exc},
             ) from exc
-        outcome = _write_round(group, number, pairing)
+        applied = round_virtual_points(state.order, state.rounds, stage.swiss_acceleration, number)
+        outcome = _write_round(group, number, pairing, applied)
         record(
             Action.SWISS_ROUND_PAIRED,
             user,
@@ -205,7 +207,9 @@ def _existing(state: SwissState, round_number: int) -> RoundOutcome:
     return RoundOutcome(round_number, games, bye, False)
 
 
-def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
+def _write_round(
+    group: Group, number: int, pairing: Pairing, virtual_points: dict[int, int]
+) -> RoundOutcome:
     entrant_of = {
         s: e for e, s in Seat.objects.filter(group=group).values_list("entrant_id", "number")
     }
@@ -226,7 +230,7 @@ def _write_round(group: Group, number: int, pairing: Pairing) -> RoundOutcome:
             group=group, round=number, entrant_id=entrant_of[pairing.bye]
         )
         bye = bye_entry.entrant.code
-    start_round(group, number, group.stage.swiss_round_days)
+    start_round(group, number, group.stage.swiss_round_days, virtual_points=virtual_points)
     return RoundOutcome(number, len(pairing.pairs), bye, True)
 
 
@@ -247,7 +251,7 @@ def pair_when_round_complete(sender=None, group_ids=(), **kwargs) -> list[int]:
     return queued
 
 
-def record_failure(stage_id: int, round_number: int, user, message: str) -> None:
+def record_failure(stage_id: int, round_number: int, user: Actor | None, message: str) -> None:
     """Keep why a queued round could not be paired (the stage's page and API show it)."""
     with transaction.atomic():
         stage = Stage.objects.select_related("tournament").get(pk=stage_id)

@@ -1,4 +1,5 @@
-"""A group's players and games as a FIDE TRF (TRF16) file, readable by :mod:`.read`.
+"""A group's players and games as a FIDE TRF file in the TRF-2026 column layout (the player
+section as in TRF16), readable by :mod:`.read`.
 
 Plain data in, text out: one :class:`TrfEntry` per player (numbered by the caller: its seat,
 or its pairing number in a Swiss), one :class:`TrfGame` per game with the TRF result codes of
@@ -72,6 +73,9 @@ class TrfSwiss:
     first_colour: Colour
     byes: Mapping[int, int] = field(default_factory=dict)
     virtual_points: Mapping[int, Mapping[int, int]] = field(default_factory=dict)
+    absent: Mapping[int, Sequence[int]] = field(default_factory=dict)
+    """round → the players not to be paired in it (a round not written yet): TRF-2026
+    ``240 Z`` lines (zero-point byes) and, for TRF(x) readers, an ``XXZ`` line."""
 
 
 def circle_order(games: Sequence[TrfGame], size: int, distances: Sequence[int]) -> list[TrfGame]:
@@ -139,9 +143,11 @@ def write_trf(
     games_per_player: int,
     *,
     swiss: TrfSwiss | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """The TRF text of ``entries`` and their ``games`` (each with its round: see
-    :func:`colour_games`); a Swiss group also gives its ``swiss`` settings."""
+    :func:`colour_games`); a Swiss group also gives its ``swiss`` settings. ``notes`` are
+    written as comment lines (``### …``, TRF-2026 Remark 1) after the tournament lines."""
     byes = swiss.byes if swiss else {}
     rounds = max(_rounds(games), max(byes.values(), default=0))
     cells: dict[int, dict[int, str]] = defaultdict(dict)
@@ -155,27 +161,55 @@ def write_trf(
         cells[game.black][game.round] = f"{game.white:4d} b {black_code}"
     everyone_every_round = all(len(cells[e.seat]) == rounds for e in entries)
     declared = games_per_player if everyone_every_round and rounds == games_per_player else rounds
-    lines = [f"012 {title}"]
+    lines = [
+        f"012 {title}",
+        f"062 {len(entries)}",
+        f"072 {sum(1 for e in entries if e.rating)}",
+    ]
     if swiss is None:
         lines.append(f"XXR {declared}")
     else:
         lines += [f"XXR {swiss.total_rounds}", *_swiss_lines(swiss)]
+    lines += [f"### {note}" for note in notes]
     for entry in sorted(entries, key=lambda e: e.seat):
-        head = (
-            f"001 {entry.seat:4d}     {entry.name[:33]:<33} "
-            f"{entry.rating or '':>4} {entry.nation[:3]:<3} {'':>11} {'':<10} "
-            f"{entry.points:4.1f} {entry.rank or '':>4}"
-        )
-        line = head.ljust(ROUND_START)
+        line = player_head(entry)
         for number in range(1, rounds + 1):
             line += cells[entry.seat].get(number, NOT_PAIRED).ljust(ROUND_WIDTH)
         lines.append(line.rstrip())
     return "\n".join(lines) + "\n"
 
 
+def player_head(entry: TrfEntry) -> str:
+    """A ``001`` line up to round 1's cell (91 characters), by the TRF-2026 player section:
+    1–3 ``001``, 5–8 start rank, 10 sex and 11–13 title (blank), 15–47 name, 49–52 rating,
+    54–56 federation, 58–68 FIDE number and 70–79 birth date (blank), 81–84 points (``11.5``),
+    86–89 rank; columns 4, 9, 14, 48, 53, 57, 69, 80, 85, 90 and 91 are blank."""
+    if not 1 <= entry.seat <= 9999:
+        raise ValueError(f"start rank {entry.seat} does not fit columns 5-8")
+    points = f"{entry.points:.1f}"
+    if len(points) > 4:
+        raise ValueError(f"points {points} do not fit columns 81-84")
+    fields = (
+        (1, "001"),
+        (5, f"{entry.seat:>4}"),
+        (15, f"{entry.name[:33]:<33}"),
+        (49, f"{entry.rating or '':>4}"),
+        (54, f"{entry.nation[:3]:<3}"),
+        (81, f"{points:>4}"),
+        (86, f"{entry.rank or '':>4}"),
+    )
+    line = ""
+    for column, text in fields:
+        line = line.ljust(column - 1) + text
+    return line.ljust(ROUND_START)
+
+
 def _swiss_lines(swiss: TrfSwiss) -> list[str]:
     """``XXC`` (player 1's colour in round 1), then one ``XXA`` line per player with virtual
-    points, in points for rounds 1 to the last."""
+    points, in points for rounds 1 to the last (``XXA NNNN pp.p pp.p …``: the player in
+    columns 5–8, the values from column 10, five columns apart), then the absences of the
+    next round (``240 Z RRR PPPP PPPP …``: TRF-2026's bye section, the round in columns 7–9,
+    the players from column 11, five columns apart; and ``XXZ`` with the same players)."""
     lines = [f"XXC {swiss.first_colour.name.lower()}1"]
     for seat in sorted(swiss.virtual_points):
         table = swiss.virtual_points[seat]
@@ -184,4 +218,11 @@ def _swiss_lines(swiss: TrfSwiss) -> list[str]:
                 f"{table.get(r, 0) / 2:4.1f}" for r in range(1, swiss.total_rounds + 1)
             )
             lines.append(f"XXA {seat:4d} {values}")
+    for number in sorted(swiss.absent):
+        players = sorted(swiss.absent[number])
+        for start in range(0, len(players), 20):
+            ids = "".join(f" {p:>4}" for p in players[start : start + 20])
+            lines.append(f"240 Z {number:03d}{ids}")
+        if players:
+            lines.append("XXZ " + " ".join(str(p) for p in players))
     return lines

@@ -106,7 +106,7 @@ def _name(setting: Setting) -> str:
 
 
 def _table(catalog: Catalog) -> list[str]:
-    kinds = [(str(kind), str(label)) for kind, label in STAGE_SETTINGS["kind"].field.choices]
+    kinds = [(str(kind), str(label)) for kind, label in STAGE_SETTINGS["kind"].field.choices or ()]
     rows = [
         "| Setting | On the page | Type | Limits | Default | Can change | What it is |",
         "|---|---|---|---|---|---|---|",

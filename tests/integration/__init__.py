@@ -1,1 +1,0 @@
-"""The draw job against real services: PostgreSQL, Redis and a Celery worker process."""
