@@ -315,6 +315,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # No task's return value is read by anyone: none is stored, and sending a task does not
 # subscribe to its result (which went to the backend, with its own retries, on every send).
 CELERY_TASK_IGNORE_RESULT = True
+# Queues. Interactive work (standings, draws, Swiss pairings, e-mails, sweeps) goes to the
+# default queue ``celery``; format lab runs, minutes of simulation each part, go to a queue of
+# their own, LAB_QUEUE, consumed by its own worker (``celery -A config worker -Q lab``; see
+# README, Configuration, and docker-compose.yml's lab-worker), so a standings recompute never
+# waits behind a lab run. LAB_QUEUE=celery keeps one queue (and one worker) for everything.
+# Tasks run in-process (no CELERY_BROKER_URL) ignore queues.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+LAB_QUEUE = _ENV.get("LAB_QUEUE") or "lab"
+CELERY_TASK_ROUTES = {"apps.office.tasks.run_lab": {"queue": LAB_QUEUE}}
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
 CELERY_REDIS_SOCKET_TIMEOUT = 2
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
