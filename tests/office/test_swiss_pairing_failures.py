@@ -142,3 +142,12 @@ def test_a_pairing_the_broker_did_not_take_is_kept_and_sent_by_the_outbox(
     assert swiss_state(stage).paired == 1
     assert send_unsent_tasks() == 1  # the broker is back (here: tasks run in this process)
     assert swiss_state(stage).paired == 2
+
+
+def test_the_failures_read_in_italian_too():
+    from django.utils import translation
+
+    from apps.office.swiss.tasks import _timeout_message
+
+    with translation.override("it"):
+        assert "non è stato abbinato entro 15 minuti" in _timeout_message(2)

@@ -12,7 +12,7 @@ from datetime import datetime
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.utils.translation import gettext as _
 
 from apps.core.errors import ActionError
@@ -51,7 +51,27 @@ def _pairing_failed(task, exc, task_id, args, kwargs, einfo) -> None:
             "Round %(round)s could not be paired: the pairing stopped on an error (%(error)s). "
             "Pair the next round again; if it fails again, tell the site's administrators."
         ) % {"round": round_number, "error": exc.__class__.__name__}
-    pairing.record_failure(stage_id, round_number, _user(user_id), message)
+    _record_failure(stage_id, round_number, user_id, message)
+
+
+def _record_failure(stage_id: int, round_number: int, user_id: int | None, message: str) -> None:
+    """Record why round ``round_number`` was not paired. A time limit may have stopped the
+    pairing in the middle of a query, leaving its connection unusable: a database error
+    closes it and the record is tried once more on a new one. Never raises (a stage deleted
+    meanwhile, or a database that is away, is logged)."""
+    for attempt in (1, 2):
+        try:
+            pairing.record_failure(stage_id, round_number, _user(user_id), message)
+            return
+        except Stage.DoesNotExist:
+            return
+        except DatabaseError:
+            if attempt == 2:
+                logger.exception(
+                    "Swiss stage %s: round %s's failure was not recorded.", stage_id, round_number
+                )
+                return
+            connection.close()
 
 
 def _timeout_message(round_number: int) -> str:
@@ -98,7 +118,7 @@ def pair_swiss_round(stage_id: int, round_number: int, user_id: int | None = Non
         logger.error(
             "Swiss stage %s: round %s's pairing passed its time limit.", stage_id, round_number
         )
-        pairing.record_failure(stage_id, round_number, user, _timeout_message(round_number))
+        _record_failure(stage_id, round_number, user_id, _timeout_message(round_number))
         return 0
     return outcome.games if outcome.created else 0
 
