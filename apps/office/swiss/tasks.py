@@ -44,7 +44,7 @@ def _pairing_failed(task, exc, task_id, args, kwargs, einfo) -> None:
     pairing's transaction was rolled back: the stage is not left locked.)"""
     stage_id, round_number = args[0], args[1]
     user_id = args[2] if len(args) > 2 else kwargs.get("user_id")
-    if isinstance(exc, TimeLimitExceeded):
+    if isinstance(exc, (TimeLimitExceeded, SoftTimeLimitExceeded)):
         message = _timeout_message(round_number)
     else:
         message = _(
@@ -105,12 +105,12 @@ def pair_swiss_round(stage_id: int, round_number: int, user_id: int | None = Non
     already paired is left as it is, so a repeated or redelivered task writes nothing. A
     round that cannot be paired (the engine finds none, or the pairing passes its time limit)
     is recorded (the stage's page and API show why); returns the games written."""
-    stage = Stage.objects.select_related("tournament").get(pk=stage_id)
-    user = _user(user_id)
     try:
+        stage = Stage.objects.select_related("tournament").get(pk=stage_id)
+        user = _user(user_id)
         outcome = pairing.pair_next_round(user, stage, round_number, system=True)
     except ActionError as exc:
-        pairing.record_failure(stage_id, round_number, user, exc.message)
+        _record_failure(stage_id, round_number, user_id, exc.message)
         return 0
     except SoftTimeLimitExceeded:
         # Raised inside the pairing's transaction, which is rolled back: the stage's row lock
