@@ -308,11 +308,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 2,
     # A task taken by a worker that dies with it (kill -9, a lost machine) goes back on the
     # queue this long after it was taken (Redis has no acknowledgement of its own; the
-    # default is an hour). Longer than any task runs or waits for its countdown or retry
-    # (draw finish ~10 s, retries back off to ~30 s); a pool process that dies alone has its
-    # task put back at once (reject_on_worker_lost). Standings do not wait for it: their
-    # sweep queues them again after STANDINGS_STALE_SECONDS.
-    "visibility_timeout": 300,
+    # default is an hour). Longer than any task may run (the longest hard time limit: a Swiss
+    # round's pairing, 16 minutes, apps/office/swiss/tasks.py; tests/core/test_task_limits.py
+    # checks), else a task still running would be delivered a second time and hold a second
+    # pool process (a second pairing waits on the stage's row); a pool process that dies
+    # alone has its task put back at once (reject_on_worker_lost). Standings, draws and lab
+    # runs do not wait for it: their sweeps queue them again within minutes.
+    "visibility_timeout": 20 * 60,
 }
 # With late acknowledgement a worker holds one message per pool process beyond those it
 # runs, not four: fewer wait for the visibility timeout when it is killed.
@@ -320,6 +322,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # No task's return value is read by anyone: none is stored, and sending a task does not
 # subscribe to its result (which went to the backend, with its own retries, on every send).
 CELERY_TASK_IGNORE_RESULT = True
+# Queues. Interactive work (standings, draws, Swiss pairings, e-mails, sweeps) goes to the
+# default queue ``celery``; format lab runs, minutes of simulation each part, go to a queue of
+# their own, LAB_QUEUE, consumed by its own worker (``celery -A config worker -Q lab``; see
+# README, Configuration, and docker-compose.yml's lab-worker), so a standings recompute never
+# waits behind a lab run. LAB_QUEUE=celery keeps one queue (and one worker) for everything.
+# Tasks run in-process (no CELERY_BROKER_URL) ignore queues.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+LAB_QUEUE = _ENV.get("LAB_QUEUE") or "lab"
+CELERY_TASK_ROUTES = {"apps.office.tasks.run_lab": {"queue": LAB_QUEUE}}
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
 CELERY_REDIS_SOCKET_TIMEOUT = 2
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {

@@ -9,6 +9,12 @@ again. Tasks whose need is already kept elsewhere opt out with ``outbox = False`
 its sweep; a format lab run's parts: the run and its sweep; the periodic tasks themselves:
 beat sends them again).
 
+Every task whose loss would leave something unfinished is kept one way or the other (issue
+26): the publication's verification files (``store_published_files``), a Swiss round's
+pairing (``pair_swiss_round``: nothing else would ask for an automatic pairing again), the
+e-mails and an entrant import's job are kept here; the rest by their marks, jobs or runs and
+their sweeps, or by beat.
+
 Delivery is at least once: the tasks kept here are those whose sending failed, and a task
 is deleted from the outbox only after the broker took it.
 """

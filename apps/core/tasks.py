@@ -3,9 +3,10 @@ options the apps' tasks share.
 
 :data:`RETRY` is how a task that may run again is run: acknowledged only after it ran (a
 killed worker's task is delivered again) and retried on database errors, with backoff, five
-times. :data:`STEP` is a step of a long piece of work (a draw, a format lab run, a Swiss
-round's pairing): the same, not kept by the outbox (the work itself is kept, and asked for
-again by its sweep), and stopped past a few minutes.
+times. :data:`STEP` is a step of a long piece of work (a draw, a format lab run): the same, not kept
+by the outbox (the work itself is kept, and asked for again by its sweep), and stopped past a
+few minutes. (A Swiss round's pairing starts from it but is kept by the outbox, with its own
+time limit and failure hook: ``apps/office/swiss/tasks.py``.)
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ def _start_worker(broker: str, database: str, log: Path) -> tuple[subprocess.Pop
         "-A",
         "config",
         "worker",
+        "--queues=celery,lab",  # the default queue and the format lab's (settings.py)
         "--pool=prefork",
         "--concurrency=2",
         "--loglevel=warning",

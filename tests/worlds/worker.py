@@ -102,7 +102,15 @@ def broker(monkeypatch) -> Iterator[str]:
 class Worker:
     """One ``celery worker`` process with two pool processes, like a small deployment."""
 
-    def __init__(self, broker: str, database: str, log: Path) -> None:
+    def __init__(
+        self,
+        broker: str,
+        database: str,
+        log: Path,
+        *,
+        queues: str = "celery,lab",
+        concurrency: int = 2,
+    ) -> None:
         self.name = f"integration-{uuid.uuid4().hex[:8]}@localhost"
         self.log = log
         env = {
@@ -118,8 +126,10 @@ class Worker:
             "-A",
             "config",
             "worker",
+            # the default queue and the format lab's (settings.py), unless told otherwise
+            f"--queues={queues}",
             "--pool=prefork",
-            "--concurrency=2",
+            f"--concurrency={concurrency}",
             "--loglevel=warning",
             f"--hostname={self.name}",
             "--without-gossip",
@@ -188,12 +198,14 @@ class Worker:
 
 
 @pytest.fixture
-def start_worker(broker, django_db_setup, tmp_path) -> Iterator[Callable[[], Worker]]:
-    """Start a worker on this test's database and broker; every one is stopped at the end."""
+def start_worker(broker, django_db_setup, tmp_path) -> Iterator[Callable[..., Worker]]:
+    """Start a worker on this test's database and broker (consuming ``queues``, by default
+    both the default queue and the format lab's); every one is stopped at the end."""
     workers: list[Worker] = []
 
-    def start() -> Worker:
-        worker = Worker(broker, database_url(), tmp_path / f"worker-{len(workers) + 1}.log")
+    def start(queues: str = "celery,lab", concurrency: int = 2) -> Worker:
+        log = tmp_path / f"worker-{len(workers) + 1}.log"
+        worker = Worker(broker, database_url(), log, queues=queues, concurrency=concurrency)
         workers.append(worker)
         worker.wait_ready()
         return worker
