@@ -6,11 +6,8 @@ deadlock (issue 26, item 4).
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from apps.core.errors import ActionError
 from apps.entrants.services import close_registration, import_entrants
@@ -23,6 +20,7 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
+from tests.racing import race
 
 from .test_swiss import drawn_and_published
 
@@ -31,27 +29,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.page_bumps_on_commit,
 ]
-
-
-def race(*actions):
-    barrier = threading.Barrier(len(actions))
-    outcomes: list = [None] * len(actions)
-
-    def run(i, action):
-        try:
-            barrier.wait()
-            outcomes[i] = action()
-        except Exception as exc:  # noqa: BLE001 - every outcome is looked at below
-            outcomes[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    return outcomes
 
 
 def swiss(organizer, capture, slug: str) -> Stage:

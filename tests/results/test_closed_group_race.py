@@ -8,10 +8,7 @@ as closing does: a correction either commits before the close or is refused afte
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
@@ -21,6 +18,7 @@ from apps.groups.models import Game, Group
 from apps.results.closing import close_group, reopen_group
 from apps.results.imports import import_results
 from apps.results.services import enter_result, withdraw_entrant
+from tests.racing import race
 
 # Page versions are bumped after the commit, as in production (the suite bumps them at once,
 # inside the transaction, which would add a lock no production transaction takes).
@@ -31,30 +29,6 @@ pytestmark = [
 ]
 
 CORRECTIONS = 20
-
-
-def race(*actions):
-    """Run the actions at once, each in a thread; each one's value or its ActionError."""
-    barrier = threading.Barrier(len(actions))
-    outcomes: list = [None] * len(actions)
-
-    def run(i, action):
-        try:
-            barrier.wait()
-            outcomes[i] = action()
-        except ActionError as exc:
-            outcomes[i] = exc
-        except Exception as exc:  # noqa: BLE001 - a deadlock or any other failure is shown
-            outcomes[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    return outcomes
 
 
 @pytest.fixture

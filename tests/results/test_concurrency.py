@@ -5,12 +5,10 @@ Each contender runs in its own thread with its own database connection, and both
 together at a barrier, so their transactions really overlap.
 """
 
-import threading
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.utils import timezone
 
 from apps.core.audit import Action
@@ -21,30 +19,15 @@ from apps.groups.models import Game
 from apps.results.models import ResultReport
 from apps.results.reports import accept_due_reports, dispute_report
 from apps.results.services import enter_result, withdraw_entrant
+from tests.racing import race
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def race(*actions):
-    """Run the actions at once, each in a thread; return each one's value or ActionError."""
-    barrier = threading.Barrier(len(actions))
-    outcomes = [None] * len(actions)
-
-    def run(i, action):
-        try:
-            barrier.wait()
-            outcomes[i] = action()
-        except ActionError as exc:
-            outcomes[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(actions)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return outcomes
+# page_bumps_on_commit: the cached pages' versions are bumped after each commit, as in production
+# (bumped at once inside the racing transactions, they would deadlock on their own rows).
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.page_bumps_on_commit,
+]
 
 
 def test_two_simultaneous_saves_of_one_game_one_wins_one_conflicts(published_stage, organizer):
