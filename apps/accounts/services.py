@@ -136,7 +136,7 @@ def _set_organizer_right(user: Actor, account: User, grant: bool) -> OrganizerRi
         )
     permission = organizer_permission()
     with transaction.atomic():
-        account = get_user_model().objects.select_for_update().get(pk=account.pk)
+        account = get_user_model().objects.select_for_update(no_key=True).get(pk=account.pk)
         holds_directly = account.user_permissions.filter(pk=permission.pk).exists()
         if grant and not holds_directly:
             account.user_permissions.add(permission)
@@ -249,7 +249,7 @@ def accept_invitation(user: Actor, token: str) -> Invitation:
     invitation_id = read_invitation_token(token)
     with transaction.atomic():
         invitation = (
-            Invitation.objects.select_for_update(of=("self",))
+            Invitation.objects.select_for_update(no_key=True, of=("self",))
             .select_related("tournament", "stage")
             .filter(pk=invitation_id)
             .first()
@@ -270,7 +270,7 @@ def accept_invitation(user: Actor, token: str) -> Invitation:
         else:
             assert invitation.group_number is not None  # a TD's invitation names its group
             group = (
-                Group.objects.select_for_update(of=("self",))
+                Group.objects.select_for_update(no_key=True, of=("self",))
                 .select_related("td")
                 .filter(stage=invitation.stage, number=invitation.group_number)
                 .first()
@@ -555,7 +555,7 @@ def link_entrant(user: Actor, entrant: Entrant, player: User | None) -> Entrant:
     require_organizer(user, entrant.tournament)
     with transaction.atomic():
         entrant = (
-            Entrant.objects.select_for_update(of=("self",))
+            Entrant.objects.select_for_update(no_key=True, of=("self",))
             .select_related("tournament", "user")
             .get(pk=entrant.pk)
         )
@@ -652,7 +652,7 @@ def claim_entry(user: Actor, token: str) -> Entrant:
     entrant_id = claimable_entrant(token).pk
     with transaction.atomic():
         entrant = (
-            Entrant.objects.select_for_update(of=("self",))
+            Entrant.objects.select_for_update(no_key=True, of=("self",))
             .select_related("tournament")
             .get(pk=entrant_id)
         )

@@ -113,7 +113,7 @@ class Job(models.Model):
         has finished; True if this call did. Takes the job's row lock for it, so a step
         finishing the job at the same moment either comes first or finds it failed."""
         with transaction.atomic():
-            job = cls._default_manager.select_for_update().filter(pk=pk).first()
+            job = cls._default_manager.select_for_update(no_key=True).filter(pk=pk).first()
             if job is None or job.finished:
                 return False
             job.mark_failed(message, **changes)

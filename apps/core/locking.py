@@ -18,6 +18,12 @@ never back up:
    then a game's **reports**;
 5. the derived data's marks (``apps.core.freshness``: standings, rankings), written last.
 
+Rows are locked ``FOR NO KEY UPDATE`` (``select_for_update(no_key=True)``): as exclusive
+between writers as ``FOR UPDATE``, but not against the ``FOR KEY SHARE`` lock a foreign-key
+check takes at commit — with plain ``FOR UPDATE`` on the stage, a result's commit (its audit
+event and marks point at the stage) waited for a pairing holding the stage while the pairing
+waited for the result's group: a deadlock. No action changes a locked row's key.
+
 Rows of one level are locked in id order. Several groups (a stage's import) are locked
 before any of their games. Job rows (``apps.core.jobs``) stand outside the order: each is
 locked by its own runner, which no request waits for.

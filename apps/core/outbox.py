@@ -57,7 +57,11 @@ def send_unsent(limit: int = BATCH) -> int:
         # One row at a time: a row is deleted in the transaction that sent it, so a broker
         # failing halfway leaves exactly the rows not sent.
         with transaction.atomic():
-            row = UnsentTask.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
+            row = (
+                UnsentTask.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(pk=pk)
+                .first()
+            )
             if row is None:
                 continue  # another sweep has it
             task = current_app.tasks.get(row.task)

@@ -30,7 +30,7 @@ def set_display_name(user: Actor, name: str) -> Profile:
     user = require_signed_in(user)
     name = clean_name(name)
     with transaction.atomic():
-        profile, _created = Profile.objects.select_for_update().get_or_create(user=user)
+        profile, _created = Profile.objects.select_for_update(no_key=True).get_or_create(user=user)
         old = profile.display_name
         if old != name:
             profile.display_name = name

@@ -212,7 +212,7 @@ class _Stopped(Exception):
 def _claim(job_id: int) -> ImportJob | None:
     """Lock the job and mark it running (checking); None if it has finished already."""
     with transaction.atomic():
-        job = ImportJob.objects.select_for_update().filter(pk=job_id).first()
+        job = ImportJob.objects.select_for_update(no_key=True).filter(pk=job_id).first()
         if job is None or job.finished:
             return None
         job.status = ImportJob.Status.RUNNING
@@ -255,7 +255,7 @@ def _finish(job_id: int, parsed: services.ParsedFile) -> str:
     with transaction.atomic():
         stage = locked(Stage(pk=stage_id))
         job = (
-            ImportJob.objects.select_for_update(of=("self",))
+            ImportJob.objects.select_for_update(no_key=True, of=("self",))
             .select_related("started_by")
             .get(pk=job_id)
         )

@@ -231,7 +231,7 @@ def _start(
                 },
             )
         if preview is not None:
-            preview = ImportJob.objects.select_for_update().get(pk=preview.pk)
+            preview = ImportJob.objects.select_for_update(no_key=True).get(pk=preview.pk)
             if preview.stage_id != stage.pk or not confirmable(preview, now):
                 raise ActionError(
                     ErrorCode.WRONG_STATUS,

@@ -199,7 +199,7 @@ def import_entrants(
     ``job``: the import job doing it, named in the audit event."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
-        locked = type(stage).objects.select_for_update().get(pk=stage.pk)
+        locked = type(stage).objects.select_for_update(no_key=True).get(pk=stage.pk)
         preview = preview_import(locked, text)
         tournament = locked.tournament_id
         insert_rows(
@@ -427,7 +427,7 @@ def _entry(stage: Stage, code: str) -> StageEntry:
     longest = cast(int, Entrant._meta.get_field("code").max_length)  # a CharField's
     if len(code) <= longest and "\x00" not in code:
         entry = (
-            StageEntry.objects.select_for_update()
+            StageEntry.objects.select_for_update(no_key=True)
             .select_related("entrant")
             .filter(stage=stage, entrant__code=code)
             .first()

@@ -208,7 +208,7 @@ def assign_td(user: Actor, group: Group, td_user: User | None) -> Group:
     """
     with transaction.atomic():
         group = (
-            Group.objects.select_for_update(of=("self",))
+            Group.objects.select_for_update(no_key=True, of=("self",))
             .select_related("stage__tournament", "td")
             .get(pk=group.pk)
         )

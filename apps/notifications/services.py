@@ -70,7 +70,9 @@ def update_preferences(user: Actor, **choices: bool) -> Preferences:
     if unknown:
         raise ValueError(f"not a notification kind: {sorted(unknown)}")
     with transaction.atomic():
-        prefs, _created = Preferences.objects.select_for_update().get_or_create(user=user)
+        prefs, _created = Preferences.objects.select_for_update(no_key=True).get_or_create(
+            user=user
+        )
         old = {k: getattr(prefs, k) for k in choices}
         for kind, on in choices.items():
             setattr(prefs, kind, bool(on))

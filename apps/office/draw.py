@@ -264,7 +264,7 @@ def finish(job_id: int) -> bool:
     with transaction.atomic():
         # The stage, then its job (the lock order of apps.core.locking, as start_draw).
         stage = locked(Stage(pk=stage_id))
-        job = DrawJob.objects.select_for_update(of=("self",)).get(pk=job_id)
+        job = DrawJob.objects.select_for_update(no_key=True, of=("self",)).get(pk=job_id)
         job.stage = stage
         if job.finished or job.group_results.filter(payload__isnull=True).exists():
             return False

@@ -94,7 +94,7 @@ def cancel_draw(user: Actor, stage: Stage) -> DrawJob:
     with transaction.atomic():
         stage = locked(stage)
         job = (
-            stage.draw_jobs.select_for_update()
+            stage.draw_jobs.select_for_update(no_key=True)
             .filter(status__in=DrawJob.UNFINISHED)
             .order_by("-id")
             .first()

@@ -464,7 +464,7 @@ def confirm(user: Actor, stage: Stage) -> Stage:
     with transaction.atomic():
         stage = _open_stage(stage)
         following = (
-            Stage.objects.select_for_update()
+            Stage.objects.select_for_update(no_key=True)
             .filter(tournament_id=stage.tournament_id, order=stage.order + 1)
             .first()
         )

@@ -916,7 +916,7 @@ def _games(ids: Sequence[int], *, lock: bool) -> dict[int, _GameRow]:
         return _games_by_array(ordered, lock=lock)
     games = Game.objects.order_by("pk")
     if lock:
-        games = games.select_for_update(of=("self",))
+        games = games.select_for_update(no_key=True, of=("self",))
     found: dict[int, _GameRow] = {}
     for start in range(0, len(ordered), CHUNK):
         chunk = games.filter(pk__in=ordered[start : start + CHUNK]).values_list(*GAME_FIELDS)
@@ -933,7 +933,7 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     key = quote(column_of(meta.pk))
     sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
     if lock:
-        sql += " FOR UPDATE"
+        sql += " FOR NO KEY UPDATE"  # apps.core.locking
     found: dict[int, _GameRow] = {}
     with connection.cursor() as cursor:
         for start in range(0, len(ordered), ARRAY_CHUNK):
@@ -976,7 +976,7 @@ def _locked_groups(ids: set[int]) -> dict[int, Group]:
     lines. Locked before their games, as result entry and closing a group take them
     (``apps.core.locking``)."""
     groups = (
-        Group.objects.select_for_update(of=("self",))
+        Group.objects.select_for_update(no_key=True, of=("self",))
         .only("id", "stage_id", "number", "closed_at")
         .order_by("pk")
     )

@@ -82,7 +82,7 @@ def _require_unfinished(game: Game) -> None:
 def _locked_report(report: ResultReport) -> tuple[Game, ResultReport]:
     """The report's game, then the report, locked in that order (as every result change)."""
     game = locked_game(report.game_id)
-    report = ResultReport.objects.select_for_update().get(pk=report.pk)
+    report = ResultReport.objects.select_for_update(no_key=True).get(pk=report.pk)
     report.game = game
     return game, report
 

@@ -101,7 +101,9 @@ def locked_group(pk: int) -> Group:
     write either commits before the close or sees the group closed (the lock order:
     ``apps.core.locking``)."""
     return (
-        Group.objects.select_for_update(of=("self",)).select_related("stage__tournament").get(pk=pk)
+        Group.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("stage__tournament")
+        .get(pk=pk)
     )
 
 
@@ -111,7 +113,7 @@ def locked_game(pk: int) -> Game:
     group_id = Game.objects.filter(pk=pk).values_list("group_id", flat=True).get()
     locked_group(group_id)
     return (
-        Game.objects.select_for_update(of=("self",))
+        Game.objects.select_for_update(no_key=True, of=("self",))
         .select_related("group__stage__tournament", "white", "black")
         .get(pk=pk)
     )
@@ -214,12 +216,12 @@ def withdraw_entrant(user: Actor, entry: StageEntry, reason: str) -> list[Game]:
         if seat_group is not None:
             locked_group(seat_group)
         entry = (
-            StageEntry.objects.select_for_update(of=("self",))
+            StageEntry.objects.select_for_update(no_key=True, of=("self",))
             .select_related("stage__tournament", "entrant")
             .get(pk=entry.pk)
         )
         games = list(
-            Game.objects.select_for_update(of=("self",))
+            Game.objects.select_for_update(no_key=True, of=("self",))
             .select_related("group")
             # The group the entrant sits in (one seat per stage), then their games in it:
             # games are indexed by group, not by player.

@@ -212,7 +212,7 @@ def update_tournament(user: Actor, tournament: Tournament, **changes: Any) -> To
         changes["slug"] = (changes["slug"] or "").strip()
     try:
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+            tournament = Tournament.objects.select_for_update(no_key=True).get(pk=tournament.pk)
             changed = _changed(tournament, changes)
             if not changed:
                 return tournament
@@ -287,7 +287,7 @@ def add_stage(user: Actor, tournament: Tournament, **fields: Any) -> Stage:
     require_organizer(user, tournament)
     _known(fields, STAGE_FIELDS)
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        tournament = Tournament.objects.select_for_update(no_key=True).get(pk=tournament.pk)
         kind = fields.pop("kind", None) or suggested_kind(tournament)
         count = tournament.stages.count()
         order = fields.pop("order", None) or count + 1
@@ -423,9 +423,13 @@ def locked(stage: Stage) -> Stage:
         if stage.tournament_id is not None
         else Stage.objects.filter(pk=stage.pk).values_list("tournament_id", flat=True).get()
     )
-    list(Tournament.objects.select_for_update().filter(pk=tournament_id).values_list("pk"))
+    list(
+        Tournament.objects.select_for_update(no_key=True).filter(pk=tournament_id).values_list("pk")
+    )
     return (
-        Stage.objects.select_related("tournament").select_for_update(of=("self",)).get(pk=stage.pk)
+        Stage.objects.select_related("tournament")
+        .select_for_update(no_key=True, of=("self",))
+        .get(pk=stage.pk)
     )
 
 
@@ -534,7 +538,7 @@ def _shift(tournament: Tournament, *, first: int, last: int, by: int) -> None:
     One at a time, in the order that never puts two stages on one place.
     """
     stages = list(
-        Stage.objects.select_for_update()
+        Stage.objects.select_for_update(no_key=True)
         .filter(tournament=tournament, order__gte=first, order__lte=last)
         .order_by("order" if by < 0 else "-order")
     )

@@ -285,7 +285,7 @@ def advance(run_id: int, seconds: float = 50.0) -> bool:
             )
             return True
         with transaction.atomic():
-            current = LabRun.objects.select_for_update().get(pk=run_id)
+            current = LabRun.objects.select_for_update(no_key=True).get(pk=run_id)
             if current.finished:
                 return True
             stored = current.tallies[index]
@@ -305,7 +305,7 @@ def advance(run_id: int, seconds: float = 50.0) -> bool:
 
 def _finish(run_id: int, configs: list[LabConfig]) -> bool:
     with transaction.atomic():
-        run = LabRun.objects.select_for_update().get(pk=run_id)
+        run = LabRun.objects.select_for_update(no_key=True).get(pk=run_id)
         if run.finished:
             return True
         run.results = [

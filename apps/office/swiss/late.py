@@ -126,7 +126,7 @@ def _existing(stage: Stage, code: str, checked: dict) -> Entrant | None:
     """The tournament's entrant with this code, if it may join the stage (None: no such
     entrant); refused if they are in the stage already or the details name someone else."""
     entrant = (
-        Entrant.objects.select_for_update()
+        Entrant.objects.select_for_update(no_key=True)
         .filter(tournament_id=stage.tournament_id, code=code)
         .first()
     )
