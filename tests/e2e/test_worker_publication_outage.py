@@ -11,15 +11,10 @@ import time
 import pytest
 
 from apps.core.models import UnsentTask
-from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import PublishedFile
 from apps.office.publication import FILES, publication_progress
-from apps.office.services import publish_draw, start_draw
-from apps.silli.entrants import entrants_csv
-from apps.silli.synth import make_entrants
+from apps.office.services import publish_draw
 from apps.stages.models import Stage
-from apps.stages.services import create_tournament
-from tests.conftest import tasks_in_process
 from tests.worlds.healing import *  # noqa: F403 (the fixtures of this world)
 from tests.worlds.worker import wait_until
 
@@ -32,25 +27,6 @@ pytestmark = [
 
 FILES_TASK = "apps.office.tasks.store_published_files"
 HEAL = 30  # seconds: beat sweeps the outbox every second here, the standings every second
-
-
-@pytest.fixture
-def drawn_stage(organizer) -> Stage:  # noqa: F811
-    cup = create_tournament(
-        organizer,
-        name="Outage Cup",
-        slug="outage-cup",
-        games_per_player=6,
-        stages=[{"min_group_size": 30}, {"kind": Stage.Kind.FINAL, "min_group_size": 6}],
-    )
-    stage = cup.first_stage
-    with tasks_in_process():
-        import_entrants(organizer, stage, entrants_csv(make_entrants(60, "outage")))
-        close_registration(organizer, stage)
-        start_draw(organizer, stage, "outage seed")
-    stage.refresh_from_db()
-    assert stage.status == Stage.Status.DRAWN
-    return stage
 
 
 def test_publishing_while_redis_is_down_completes_once_it_is_back(

@@ -10,15 +10,11 @@ from kombu.exceptions import OperationalError
 
 from apps.core.models import UnsentTask
 from apps.core.tasks import send_unsent_tasks
-from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import PublishedFile
 from apps.office.publication import publication_progress
-from apps.office.services import publish_draw, start_draw
+from apps.office.services import publish_draw
 from apps.office.tasks import store_published_files
-from apps.silli.entrants import entrants_csv
-from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
-from apps.stages.services import create_tournament
 from apps.standings.tasks import sweep_stale_standings
 from config.celery import app, forget_broker_failures
 from tests.conftest import tasks_in_process
@@ -48,25 +44,6 @@ def test_a_files_task_the_broker_did_not_take_is_kept_and_sent_by_the_outbox_swe
     assert send_unsent_tasks() == 1  # the broker is back (here: tasks run in this process)
     assert not UnsentTask.objects.exists()
     assert publication_progress(published_stage).files.finished
-
-
-@pytest.fixture
-def drawn_stage(organizer) -> Stage:
-    """The healing world's stage drawn but not yet published (tasks run in this process)."""
-    cup = create_tournament(
-        organizer,
-        name="Outage Cup",
-        slug="outage-cup",
-        games_per_player=6,
-        stages=[{"min_group_size": 30}, {"kind": Stage.Kind.FINAL, "min_group_size": 6}],
-    )
-    stage = cup.first_stage
-    with tasks_in_process():
-        import_entrants(organizer, stage, entrants_csv(make_entrants(60, "outage")))
-        close_registration(organizer, stage)
-        start_draw(organizer, stage, "outage seed")
-    stage.refresh_from_db()
-    return stage
 
 
 def test_publishing_while_the_broker_is_down_stores_the_files_once_it_is_back(

@@ -56,9 +56,9 @@ def stranger(transactional_db):
 
 
 @pytest.fixture
-def published_stage(organizer) -> Stage:
-    """60 entrants in two groups of 30 (six games each), published; its standings computed
-    (in this process) and up to date."""
+def drawn_stage(organizer) -> Stage:
+    """60 entrants in two groups of 30 (six games each), drawn (in this process), not yet
+    published."""
     cup = create_tournament(
         organizer,
         name="Healing Cup",
@@ -71,7 +71,17 @@ def published_stage(organizer) -> Stage:
         import_entrants(organizer, stage, entrants_csv(make_entrants(60, "healing")))
         close_registration(organizer, stage)
         start_draw(organizer, stage, "healing seed")
-        stage.refresh_from_db()
+    stage.refresh_from_db()
+    assert stage.status == Stage.Status.DRAWN
+    return stage
+
+
+@pytest.fixture
+def published_stage(organizer, drawn_stage) -> Stage:
+    """:func:`drawn_stage`, published; its standings computed (in this process) and up to
+    date."""
+    stage = drawn_stage
+    with tasks_in_process():
         publish_draw(organizer, stage)
     stage.refresh_from_db()
     assert not StandingsMark.objects.filter(pending_since__isnull=False).exists()
