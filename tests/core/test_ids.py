@@ -2,6 +2,7 @@
 address (404), never a number the database cannot hold (SQLite's OverflowError, a 500)."""
 
 import pytest
+from django.urls import Resolver404, resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -22,5 +23,9 @@ def test_an_id_too_long_for_the_database_is_not_found(client, path):
     assert client.get(path).status_code == 404
 
 
-def test_the_largest_id_a_database_holds_is_still_an_id(client):
-    assert client.get("/api/groups/999999999999999999/").status_code == 404
+def test_an_id_of_18_digits_is_routed_and_one_of_19_is_not():
+    assert resolve("/api/groups/999999999999999999/games/").url_name == "api-group-games"
+    assert resolve("/api/groups/9999999999999999999/games/").url_name == "api-not-found"
+    assert resolve("/t/some-cup/s/999999999999999999/").kwargs["order"] == 999999999999999999
+    with pytest.raises(Resolver404):
+        resolve("/t/some-cup/s/9999999999999999999/")
