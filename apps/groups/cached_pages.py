@@ -61,14 +61,7 @@ def _statements() -> dict[str, str]:
     }
 
 
-# The largest id or number a row can have (a signed 64-bit column): an address's larger
-# number names nothing, and SQLite cannot even take it as a parameter (OverflowError).
-LARGEST = 2**63 - 1
-
-
 def _first(statement: str, *params) -> tuple[int, ...] | None:
-    if any(isinstance(p, int) and not -LARGEST <= p <= LARGEST for p in params):
-        return None
     with connection.cursor() as cursor:
         cursor.execute(_statements()[statement], params)
         row = cursor.fetchone()
@@ -95,9 +88,9 @@ def group(slug: str, order: int, number: int, game_number: int | None = None):
     return _first("group", slug, order, number)
 
 
-def group_by_id(pk: int | str) -> tuple[int, ...] | None:
-    if not str(pk).isdigit():  # the router's addresses take any text as the id
-        return None
+def group_by_id(pk: str) -> tuple[int, ...] | None:
+    # The router's id: at most 18 digits (apps.core.converters.ID_REGEX), like every number
+    # in an address, so it fits the database's integers.
     return _first("group_by_id", int(pk))
 
 
