@@ -38,49 +38,66 @@ def _name(model) -> str:
 
 @functools.cache
 def _statements() -> dict[str, str]:
+    # Each: the ids of what the page shows, then their versions (in the order of SCOPES).
     t, s, g = _name(Tournament), _name(Stage), _name(Group)
     order = connection.ops.quote_name("order")
-    versions_of_stage = ", ".join(
+    of_stage = "s.tournament_id, s.id, s.id, " + ", ".join(
         (_version(TOURNAMENT, "s.tournament_id"), _version(STAGE, "s.id"), _version(PLAY, "s.id"))
     )
-    versions_of_group = ", ".join(
+    of_group = "s.tournament_id, s.id, g.id, " + ", ".join(
         (_version(TOURNAMENT, "s.tournament_id"), _version(STAGE, "s.id"), _version(GROUP, "g.id"))
     )
     return {
-        "home": f"SELECT COUNT(*), COALESCE(SUM(version), 0) FROM {_name(PageVersion)}"
-        f" WHERE scope = '{TOURNAMENT}'",
-        "tournament": f"SELECT {_version(TOURNAMENT, 't.id')} FROM {t} t WHERE t.slug = %s",
-        "stage": f"SELECT {versions_of_stage} FROM {s} s JOIN {t} t ON t.id = s.tournament_id"
+        # Tournament 0: the list of tournaments (every tournament's change moves it).
+        "home": f"SELECT 0, {_version(TOURNAMENT, '0')}",
+        "tournament": f"SELECT t.id, {_version(TOURNAMENT, 't.id')} FROM {t} t WHERE t.slug = %s",
+        "stage": f"SELECT {of_stage} FROM {s} s JOIN {t} t ON t.id = s.tournament_id"
         f" WHERE t.slug = %s AND s.{order} = %s",
-        "stage_by_id": f"SELECT {versions_of_stage} FROM {s} s WHERE s.id = %s",
-        "group": f"SELECT {versions_of_group} FROM {g} g JOIN {s} s ON s.id = g.stage_id"
+        "stage_by_id": f"SELECT {of_stage} FROM {s} s WHERE s.id = %s",
+        "group": f"SELECT {of_group} FROM {g} g JOIN {s} s ON s.id = g.stage_id"
         f" JOIN {t} t ON t.id = s.tournament_id"
         f" WHERE t.slug = %s AND s.{order} = %s AND g.number = %s",
-        "group_by_id": f"SELECT {versions_of_group} FROM {g} g JOIN {s} s ON s.id = g.stage_id"
+        "group_by_id": f"SELECT {of_group} FROM {g} g JOIN {s} s ON s.id = g.stage_id"
         " WHERE g.id = %s",
     }
 
 
-def _first(statement: str, *params) -> tuple[int, ...] | None:
+SCOPES = {
+    "home": (TOURNAMENT,),
+    "tournament": (TOURNAMENT,),
+    "stage": (TOURNAMENT, STAGE, PLAY),
+    "stage_by_id": (TOURNAMENT, STAGE, PLAY),
+    "group": (TOURNAMENT, STAGE, GROUP),
+    "group_by_id": (TOURNAMENT, STAGE, GROUP),
+}
+
+
+def _first(statement: str, *params) -> pagecache.Versions | None:
     with connection.cursor() as cursor:
         cursor.execute(_statements()[statement], params)
         row = cursor.fetchone()
-    return None if row is None else tuple(int(v) for v in row)
+    if row is None:
+        return None
+    scopes = SCOPES[statement]
+    n = len(scopes)
+    return tuple(
+        (str(scope), int(pk), int(v)) for scope, pk, v in zip(scopes, row[:n], row[n:], strict=True)
+    )
 
 
-def home() -> tuple[int, ...] | None:
+def home() -> pagecache.Versions | None:
     return _first("home")
 
 
-def tournament(slug: str) -> tuple[int, ...] | None:
+def tournament(slug: str) -> pagecache.Versions | None:
     return _first("tournament", slug)
 
 
-def stage(slug: str, order: int) -> tuple[int, ...] | None:
+def stage(slug: str, order: int) -> pagecache.Versions | None:
     return _first("stage", slug, order)
 
 
-def stage_by_id(pk: int) -> tuple[int, ...] | None:
+def stage_by_id(pk: int) -> pagecache.Versions | None:
     return _first("stage_by_id", pk)
 
 
@@ -88,7 +105,7 @@ def group(slug: str, order: int, number: int, game_number: int | None = None):
     return _first("group", slug, order, number)
 
 
-def group_by_id(pk: str) -> tuple[int, ...] | None:
+def group_by_id(pk: str) -> pagecache.Versions | None:
     # The router's id: at most 18 digits (apps.core.converters.ID_REGEX), like every number
     # in an address, so it fits the database's integers.
     return _first("group_by_id", int(pk))

@@ -467,8 +467,9 @@ def _warm(base: str) -> int:
     return len(addresses)
 
 
-def _load(base: str, tmp: Path, name: str, rate: float | None) -> dict:
-    """tests/load's client in CLIENTS processes of its own, their results merged."""
+def _load(base: str, tmp: Path, name: str, rate: float | None, static: str = "") -> dict:
+    """tests/load's client in CLIENTS processes of its own, their results merged (``static``:
+    every user reads only that address)."""
     from tests.load.__main__ import LoadResult
 
     runs = []
@@ -492,6 +493,8 @@ def _load(base: str, tmp: Path, name: str, rate: float | None) -> dict:
         ]
         if rate:
             command += ["--rate", str(rate * users / USERS)]
+        if static:
+            command += ["--static", static]
         with (tmp / f"{name}-{n}.log").open("wb") as output:
             runs.append(
                 subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
@@ -509,6 +512,32 @@ def _load(base: str, tmp: Path, name: str, rate: float | None) -> dict:
                 process.wait()
     parts = [json.loads((tmp / f"{name}-{n}.json").read_text()) for n in range(CLIENTS)]
     return LoadResult.merge(parts)
+
+
+def _static_address(base: str) -> str:
+    """A static file as the site serves it (its hashed name, from the home page)."""
+    import re
+
+    _, body = _fetch_body(base + "/")
+    found = re.search(rb'href="(/static/[^"]+\.css)"', body)
+    if not found:
+        raise RuntimeError("no stylesheet on the home page")
+    return found.group(1).decode()
+
+
+def _fetch_body(url: str) -> tuple[int, bytes]:
+    from tests.load.__main__ import fetch
+
+    return fetch(url)
+
+
+def _ratio(label: str, a, b, what: str = "per_second") -> tuple[str, float, str]:
+    """``a``'s figure over ``b``'s, as a line."""
+    from tests.load.__main__ import summary
+
+    top, bottom = summary(a)[what], summary(b)[what]
+    ratio = top / bottom if bottom else float("inf")
+    return (label, 0.0, f"{ratio:.2f}× ({top:.1f} / {bottom:.1f})")
 
 
 def _load_lines(result, mode: str) -> list[tuple[str, float, str]]:
@@ -613,10 +642,19 @@ def run() -> list[tuple[str, float, str]]:
             )
         )
 
+        floor = _load(base, tmp, "static", None, _static_address(base))
+        lines += _load_lines(floor, "floor: one static file, closed loop")
         closed = _load(base, tmp, "closed", None)
         lines += _load_lines(closed, "closed loop")
+        lines.append(_ratio("pages from cache / a static file, requests/s", closed, floor))
         paced = _load(base, tmp, "paced", RATE)
         lines += _load_lines(paced, "paced")
+        # Every copy gone at once under the same crowd (a deploy, a flushed cache): one
+        # render per page while the others wait or get the copy before.
+        _flush(PAGE_CACHE)
+        cleared = _load(base, tmp, "cleared", None)
+        lines += _load_lines(cleared, "closed loop from a cleared cache")
+        lines.append(_ratio("cleared cache / warm, p95", cleared, closed, "p95"))
 
         workers = _workers(server.pid)
         peaks = [_vm_hwm_mb(pid) for pid in workers]

@@ -1,7 +1,7 @@
 """A bounded read load on a running site, on this machine only.
 
     python -m tests.load [--base http://127.0.0.1:8000] [--users 16] [--seconds 20]
-                         [--rate R] [--groups N] [--gzip] [--json FILE]
+                         [--rate R] [--groups N] [--gzip] [--json FILE] [--static PATH]
 
 ``--users`` clients each request the public pages and API answers of the first published
 stage they find, one after another, for ``--seconds``; then the run prints requests per
@@ -15,7 +15,8 @@ offer ``--rate`` requests per second, each user on a fixed schedule (a late requ
 at once, and counted late), so the latencies are those of that load. ``--groups N`` spreads
 the users over the stage's first N groups (user n reads group n mod N); ``--gzip`` asks for
 compressed answers, as browsers do; ``--json`` also writes every latency to FILE (what
-``tests/bench/load.py`` merges from several client processes).
+``tests/bench/load.py`` merges from several client processes); ``--static PATH`` reads only
+that address (a static file: the floor the pages are compared with).
 
 The functions (``targets``, ``run_load``, ``summary``, ``report_lines``) are what
 ``tests/bench/load.py`` runs.
@@ -223,9 +224,15 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=1, help="spread the users over N groups")
     parser.add_argument("--gzip", action="store_true", help="ask for gzip, as browsers do")
     parser.add_argument("--json", help="also write every latency to this file")
+    parser.add_argument(
+        "--static", help="read only this address (e.g. a static file: the floor to compare with)"
+    )
     args = parser.parse_args()
     base = loopback_only(args.base)
-    groups = targets(base, args.groups)
+    if args.static:
+        groups = [{"static": base + "/" + args.static.lstrip("/")}]
+    else:
+        groups = targets(base, args.groups)
     result = run_load(groups, args.users, args.seconds, rate=args.rate, gzip=args.gzip)
     if args.json:
         with open(args.json, "w") as out:
