@@ -79,6 +79,37 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
             cursor.execute(f"ANALYZE {table}")
 
 
+def insert_select(
+    model: type[Model], columns: Sequence[str], select: str, params: Sequence[Any] = ()
+) -> int:
+    """Insert the rows of a query (PostgreSQL): ``select`` gives the values of ``columns``
+    (``group_id`` for a key), in that order, typed (cast the query's parameters); every other
+    field gets what :func:`insert_rows` gives it. The rows never reach Python. Returns how many were inserted."""
+    db = connections[connection.alias]
+    given = [field_of(model, c) for c in columns]
+    others = [
+        f
+        for f in model._meta.concrete_fields
+        if f not in given and not (f.primary_key or f.generated or f.has_db_default())
+    ]
+    blank = model()
+    defaults = [f.get_db_prep_save(f.pre_save(blank, add=True), db) for f in others]
+    quote = db.ops.quote_name
+    names = ", ".join(quote(column_of(f)) for f in (*given, *others))
+    table = quote(model._meta.db_table)
+    # Typed: a parameter in a query's select list is read as text.
+    extra = "".join(f", CAST(%s AS {f.db_type(db)})" for f in others)
+    with db.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({names}) SELECT q.*{extra} FROM ({select}) q",
+            [*defaults, *params],  # in the order of the text: the defaults come first
+        )
+        written = cursor.rowcount
+        if written >= ANALYZE_ABOVE:
+            cursor.execute(f"ANALYZE {table}")
+    return written
+
+
 def _json_adapter(field: JSONField, db: BaseDatabaseWrapper) -> Callable[[Any], Any]:
     """A JSON field's value as COPY takes it: a dict or a list as its JSON text, which
     PostgreSQL reads into the column as it reads the adapter ``get_db_prep_save`` makes of

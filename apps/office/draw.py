@@ -25,7 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.core.audit import Action, record
-from apps.core.bulk import insert_rows
+from apps.core.bulk import insert_rows, insert_select
 from apps.core.errors import ActionError
 from apps.core.jobs import percent_done
 from apps.entrants.models import Entrant, StageEntry
@@ -34,11 +34,12 @@ from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.silli.draw import (
     DrawError,
     DrawSettings,
+    canonical_json,
     divide_stage,
     draw_group,
-    groups_digest,
     met_before_map,
     nation_mix,
+    texts_digest,
 )
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.stages.models import DrawJob, DrawJobGroup, Stage
@@ -203,8 +204,9 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
         except DrawError as exc:
             DrawJob.fail(job_id, str(exc))
             return False
-        # JSON text: half the cost of adapting the dict as a jsonb parameter
-        results.append((pk, json.dumps(group.as_dict(), separators=(",", ":"))))
+        # Its canonical JSON, made here in the group tasks (in parallel): the finish hashes
+        # the texts as they are, and PostgreSQL reads them where it writes the tables.
+        results.append((pk, canonical_json(group.as_dict())))
     if results:
         done, total = _store_groups(job_id, results)
     return done >= total
@@ -229,7 +231,7 @@ def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int
         quote = connection.ops.quote_name
         # A VALUES row a group, not arrays: the driver quotes a text parameter in C, but
         # escapes the quotes inside an array's elements one by one in Python.
-        values = ", ".join(["(%s, CAST(%s AS jsonb))"] * len(results))
+        values = ", ".join(["(%s, %s)"] * len(results))
         with connection.cursor() as cursor:
             cursor.execute(
                 f"WITH given (id, payload) AS (VALUES {values}),"
@@ -278,10 +280,7 @@ def finish(job_id: int) -> bool:
             status = stage.get_status_display().lower()
             job.mark_failed(f"The stage is {status}; the draw was not written.")
             return False
-        stored = job.group_results.order_by("number").values_list("payload", flat=True)
-        payloads = [p for p in stored if p is not None]  # all of them: checked above
-        digest = groups_digest(payloads)
-        persist_groups(stage, payloads)
+        digest = persist_job(stage, job)
         stage.seed = job.seed
         stage.draw_digest = digest
         stage.drawn_at = timezone.now()
@@ -297,7 +296,7 @@ def finish(job_id: int) -> bool:
             stage=stage,
             job=job.pk,
             digest=digest,
-            groups=len(payloads),
+            groups=job.total_groups,
         )
     return True
 
@@ -307,11 +306,78 @@ def finish(job_id: int) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def persist_groups(stage: Stage, payloads: list[dict]) -> None:
-    """Replace the stage's groups, seats and games (call inside a transaction)."""
+def persist_job(stage: Stage, job: DrawJob) -> str:
+    """Replace the stage's groups, seats and games with the job's (every group drawn; call
+    inside a transaction); returns the draw's digest.
+
+    On PostgreSQL the groups' texts never come to Python: the digest is taken and the rows
+    are written by the database from the stored texts, three statements. Elsewhere they are
+    read and decoded here."""
     Game.objects.filter(group__stage=stage).delete()
     Seat.objects.filter(stage=stage).delete()
     Group.objects.filter(stage=stage).delete()
+    if connection.vendor != "postgresql":
+        texts = list(job.group_results.order_by("number").values_list("payload", flat=True))
+        persist_groups(stage, [json.loads(t) for t in texts])
+        return texts_digest(texts)
+    quote = connection.ops.quote_name
+    results = quote(DrawJobGroup._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT encode(sha256(convert_to('[' || string_agg(payload, ',' ORDER BY number)"
+            f" || ']', 'UTF8')), 'hex'), sum((payload::jsonb ->> 'size')::bigint) FROM {results}"
+            " WHERE job_id = %s",
+            [job.pk],
+        )
+        digest, seats = cursor.fetchone()
+    # Each statement reads the texts again, once (MATERIALIZED: else the cast is repeated
+    # wherever the query names the group); cheaper than a table of them.
+    drawn = (
+        f"WITH d AS MATERIALIZED (SELECT number, payload::jsonb AS p FROM {results}"
+        " WHERE job_id = %s)"
+    )
+    mix = (
+        'SELECT COALESCE(jsonb_agg(jsonb_build_array(n, c) ORDER BY c DESC, n COLLATE "C"),'
+        " '[]'::jsonb) FROM (SELECT s ->> 'nation' AS n, count(*) AS c"
+        " FROM jsonb_array_elements(d.p -> 'seats') s GROUP BY 1) m"
+    )
+    insert_select(
+        Group,
+        ("stage_id", "number", "size", "formula", "rule", "principles_hold", "conflicts")
+        + ("nation_mix",),
+        f"{drawn} SELECT %s::bigint, d.number, (d.p ->> 'size')::integer, d.p -> 'formula',"
+        " d.p ->> 'rule', (d.p -> 'certificate' ->> 'principles_hold')::boolean,"
+        f" d.p -> 'certificate' -> 'conflicts', ({mix}) FROM d ORDER BY d.number",
+        [job.pk, stage.pk],
+    )
+    groups, entrants = quote(Group._meta.db_table), quote(Entrant._meta.db_table)
+    of_group = f"FROM d JOIN {groups} g ON g.stage_id = %s AND g.number = d.number"
+    written = insert_select(
+        Seat,
+        ("stage_id", "group_id", "number", "entrant_id"),
+        f"{drawn} SELECT %s::bigint, g.id, (s ->> 'seat')::integer, e.id {of_group}"
+        " CROSS JOIN LATERAL jsonb_array_elements(d.p -> 'seats') s"
+        f" JOIN {entrants} e ON e.tournament_id = %s AND e.code = s ->> 'entrant'",
+        [job.pk, stage.pk, stage.pk, stage.tournament_id],
+    )
+    if written != seats:
+        raise DrawError(f"{seats - written} seated entrants are not the tournament's")
+    insert_select(
+        Game,
+        ("group_id", "number", "round", "white_id", "black_id"),
+        f"{drawn} SELECT g.id, x.n, (x.game ->> 'round')::integer, w.id, b.id {of_group}"
+        " CROSS JOIN LATERAL jsonb_array_elements(d.p -> 'games') WITH ORDINALITY x(game, n)"
+        f" JOIN {entrants} w ON w.tournament_id = %s AND w.code = x.game ->> 'white'"
+        f" JOIN {entrants} b ON b.tournament_id = %s AND b.code = x.game ->> 'black'",
+        [job.pk, stage.pk, stage.tournament_id, stage.tournament_id],
+    )
+    if stage.is_swiss:
+        _write_round_one_byes(stage)
+    return digest
+
+
+def persist_groups(stage: Stage, payloads: list[dict]) -> None:
+    """Write the stage's groups, seats and games from the drawn groups (decoded)."""
     ids = dict(Entrant.objects.filter(tournament_id=stage.tournament_id).values_list("code", "id"))
     groups = Group.objects.bulk_create(
         [

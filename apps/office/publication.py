@@ -53,7 +53,7 @@ def draw_file(stage: Stage) -> str | None:
     )
     if job is None:
         return None
-    payloads = list(job.group_results.order_by("number").values_list("payload", flat=True))
+    texts = list(job.group_results.order_by("number").values_list("payload", flat=True))
     header = StageDraw(
         seed=job.seed,
         settings=DrawSettings.from_dict(job.draw_settings),
@@ -61,8 +61,8 @@ def draw_file(stage: Stage) -> str | None:
         met_before_digest=pairs_digest(met_before_pairs(stage)),
         earlier_groups_digest=pairs_digest(earlier_groups(stage).items()),
     ).as_dict()
-    header.update(groups=payloads, digest=job.digest)
-    return draw_json(header)
+    header.update(digest=job.digest)
+    return draw_json(header, texts)
 
 
 def public_entrants_csv(stage: Stage) -> str:

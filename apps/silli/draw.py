@@ -117,12 +117,22 @@ def groups_digest(groups: Iterable[Mapping[str, object]]) -> str:
     return hashlib.sha256(canonical_json(list(groups)).encode()).hexdigest()
 
 
-def draw_json(data: Mapping[str, object]) -> str:
+def texts_digest(texts: Iterable[str]) -> str:
+    """:func:`groups_digest` of groups given as their canonical JSON texts (the canonical
+    JSON of a list is its items' joined by commas, in brackets): nothing decoded."""
+    return hashlib.sha256(("[" + ",".join(texts) + "]").encode()).hexdigest()
+
+
+def draw_json(data: Mapping[str, object], group_texts: Sequence[str] | None = None) -> str:
+    """DRAW.json of ``data`` (its ``groups``, or ``group_texts``: the groups' canonical JSON
+    texts as stored, written as they are)."""
     head = {k: v for k, v in data.items() if k not in ("groups", "digest")}
     lines = ["{" + canonical_json(head)[1:-1] + ',"groups":[']
-    groups = cast("Sequence[object]", data.get("groups", []))  # a list, from as_dict()
+    if group_texts is None:
+        groups = cast("Sequence[object]", data.get("groups", []))  # a list, from as_dict()
+        group_texts = [canonical_json(g) for g in groups]
     lines += [
-        canonical_json(g) + ("," if i < len(groups) - 1 else "") for i, g in enumerate(groups)
+        text + ("," if i < len(group_texts) - 1 else "") for i, text in enumerate(group_texts)
     ]
     lines.append('],"digest":' + json.dumps(data.get("digest")) + "}")
     return "\n".join(lines) + "\n"

@@ -320,7 +320,11 @@ class DrawJobGroup(models.Model):
     job = models.ForeignKey(DrawJob, on_delete=models.CASCADE, related_name="group_results")
     number = models.PositiveIntegerField()
     members = models.JSONField(default=list)
-    payload = models.JSONField(null=True, blank=True)
+    payload = models.TextField(  # noqa: DJ001 (NULL: not drawn yet; '' is no group)
+        null=True,
+        blank=True,
+        help_text="the drawn group, its canonical JSON (sorted keys, no spaces)",
+    )
 
     class Meta:
         constraints = [

@@ -139,7 +139,7 @@ def test_the_progress_bar_follows_a_running_draw_and_shows_its_failure(
     box = page.locator("#draw-progress")
     expect(box).to_contain_text("0 of 3 groups")
     # what draw_one_group does when it stores a group's result
-    DrawJobGroup.objects.filter(job=job, number=1).update(payload={})
+    DrawJobGroup.objects.filter(job=job, number=1).update(payload="{}")
     DrawJob.objects.filter(pk=job.pk).update(done_groups=1)
     expect(box).to_contain_text("1 of 3 groups")
     expect(page.locator("progress")).to_have_js_property("value", 33)

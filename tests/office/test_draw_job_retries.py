@@ -1,8 +1,9 @@
 """A draw job's steps repeated or failing half-way, in this process (no worker): a retry writes
 the draw once, and a failed finish leaves nothing of the new draw behind.
 
-On PostgreSQL (CI) the failure strikes in the middle of the games' COPY; elsewhere in the
-middle of their batched inserts.
+On PostgreSQL (CI) the games are written by one statement from the stored groups, and the
+failure strikes once it ran, before the commit; elsewhere in the middle of their batched
+inserts.
 """
 
 import pytest
@@ -22,11 +23,13 @@ SEED = "Lotto 2026-11-21: 17 42 8 61 33"
 
 
 class GamesBreakHalfWay:
-    """Stands in for ``draw.insert_rows``: the games' insert fails after ``after`` rows, the
-    first ``times`` times; every insert is recorded."""
+    """Stands in for ``draw.insert_rows`` and ``draw.insert_select``: the games' insert fails
+    (after ``after`` rows, or after its statement) the first ``times`` times; every insert is
+    recorded."""
 
-    def __init__(self, insert_rows, *, after: int = 2_000, times: int = 1) -> None:
+    def __init__(self, insert_rows, insert_select, *, after: int = 2_000, times: int = 1):
         self.insert_rows = insert_rows
+        self.insert_select = insert_select
         self.after = after
         self.times = times
         self.inserted: list[str] = []
@@ -38,6 +41,15 @@ class GamesBreakHalfWay:
             rows = self._breaking(rows)
         self.insert_rows(model, columns, rows)
 
+    def select(self, model, columns, select, params=()) -> int:
+        if model is not Group:  # recorded as on SQLite, where the groups are a bulk_create
+            self.inserted.append(model.__name__)
+        written = self.insert_select(model, columns, select, params)
+        if model is Game and self.times:
+            self.times -= 1
+            raise OperationalError("the connection broke in the middle of the games")
+        return written
+
     def _breaking(self, rows):
         for i, row in enumerate(rows):
             if i == self.after:
@@ -48,8 +60,9 @@ class GamesBreakHalfWay:
 @pytest.fixture
 def games_break(monkeypatch):
     def install(**kwargs) -> GamesBreakHalfWay:
-        breaker = GamesBreakHalfWay(draw.insert_rows, **kwargs)
+        breaker = GamesBreakHalfWay(draw.insert_rows, draw.insert_select, **kwargs)
         monkeypatch.setattr(draw, "insert_rows", breaker)
+        monkeypatch.setattr(draw, "insert_select", breaker.select)
         return breaker
 
     return install

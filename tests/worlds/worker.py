@@ -29,7 +29,7 @@ from django.db import connection
 from apps.entrants.services import close_registration, engine_entrants, import_entrants
 from apps.groups.models import Game, Group, Seat
 from apps.office.draw import draw_settings
-from apps.silli.draw import StageDraw, draw_stage
+from apps.silli.draw import StageDraw, draw_stage, nation_mix
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, Stage
@@ -249,20 +249,33 @@ def finished(job: DrawJob, explain: Callable[[], str] = str) -> DrawJob:
 
 def stored_draw(stage: Stage) -> tuple[list, list, list]:
     """What the stage's tables hold: groups, seats and games, each row once, in order."""
-    groups = Group.objects.filter(stage=stage).values_list("number", "size")
+    groups = Group.objects.filter(stage=stage).values_list(
+        "number", "size", "formula", "rule", "principles_hold", "conflicts", "nation_mix"
+    )
     seats = Seat.objects.filter(stage=stage).values_list("group__number", "number", "entrant__code")
     games = Game.objects.filter(group__stage=stage).values_list(
-        "group__number", "number", "white__code", "black__code"
+        "group__number", "number", "white__code", "black__code", "round"
     )
     return sorted(groups), sorted(seats), sorted(games)
 
 
 def expected_tables(draw: StageDraw) -> tuple[list, list, list]:
     """What the tables must hold for ``draw``, in the form of :func:`stored_draw`."""
-    groups = [(g.number, g.size) for g in draw.groups]
+    groups = [
+        (
+            g.number,
+            g.size,
+            list(g.formula),
+            g.rule,
+            g.principles_hold,
+            g.as_dict()["certificate"]["conflicts"],  # type: ignore[index]
+            [list(mix) for mix in nation_mix(s.nation for s in g.seats)],
+        )
+        for g in draw.groups
+    ]
     seats = [(g.number, s.seat, s.entrant) for g in draw.groups for s in g.seats]
     games = [
-        (g.number, i, game.white, game.black)
+        (g.number, i, game.white, game.black, game.round)
         for g in draw.groups
         for i, game in enumerate(g.games, start=1)
     ]
