@@ -83,8 +83,9 @@ def insert_select(
     model: type[Model], columns: Sequence[str], select: str, params: Sequence[Any] = ()
 ) -> int:
     """Insert the rows of a query (PostgreSQL): ``select`` gives the values of ``columns``
-    (``group_id`` for a key), in that order, typed (cast the query's parameters); every other
-    field gets what :func:`insert_rows` gives it. The rows never reach Python. Returns how many were inserted."""
+    (``group_id`` for a key), in that order, typed (cast the query's parameters); every
+    other field gets what :func:`insert_rows` gives it. The rows never reach Python. Returns
+    how many were inserted."""
     db = connections[connection.alias]
     given = [field_of(model, c) for c in columns]
     others = [
