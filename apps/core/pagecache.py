@@ -389,8 +389,9 @@ end
 if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 0
 """
-RENDER_LOCK_MS = 10_000  # a render that dies frees its page after this
-WAIT_SECONDS = 3.0  # how long a reader waits for another process's first copy of a page
+# A render that dies frees its page after this; readers wait that long at most for another
+# process's first copy of a page (a render that ends without one lets them render it).
+RENDER_LOCK_MS = 10_000
 WAIT_STEP = 0.025
 
 
@@ -426,14 +427,20 @@ class SharedStore:
         return int(state), Copy.loads(data) if data else None
 
     def wait(self, address: str) -> Copy | None:
-        key, client = self.cache.make_key(address), self._client()
-        deadline = time.monotonic() + WAIT_SECONDS
+        """The copy another process is rendering, once stored; None if its render ends
+        without one (or takes longer than its lock): the caller renders the page itself."""
+        key, lock = self.cache.make_key(address), self.cache.make_key(address + ":render")
+        client = self._client()
+        deadline = time.monotonic() + RENDER_LOCK_MS / 1000
         try:
             while time.monotonic() < deadline:
                 time.sleep(WAIT_STEP)
-                data = client.get(key)
+                with client.pipeline(transaction=False) as both:
+                    data, rendering = both.get(key).exists(lock).execute()
                 if data:
                     return Copy.loads(data)
+                if not rendering:
+                    return None
         except RedisError:
             logger.warning("Page cache unreachable while waiting for %s.", address)
         return None
