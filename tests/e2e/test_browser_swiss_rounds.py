@@ -99,6 +99,7 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     facts = page.locator("dl.facts")
     expect(facts).to_contain_text("Rounds")
     expect(facts).not_to_contain_text("Games per player")
+    shoot(page, "group")
     page.locator("nav.group-nav").get_by_role("link", name="Rounds").click()
     expect(page).to_have_url(re.compile(r"/rounds/1/$"))
     expect(page.get_by_role("heading", level=1)).to_contain_text("Round 1 of 3")
@@ -139,6 +140,12 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     page.goto(f"{base}{group.get_absolute_url()}rounds/1/")
     assert page.locator("table.round-standings tbody tr").all_inner_texts() == after_one
     expect(page.locator(".hint").last).to_contain_text("later rounds are not counted")
+
+    # the group's results page lists the rounds, not a closed-circle grid
+    page.locator("nav.group-nav").get_by_role("link", name="Enter results").click()
+    expect(page.locator("table.round-counts tbody tr")).to_have_count(3)
+    expect(page.locator("#results-grid")).to_have_count(0)
+    shoot(page, "results")
 
     assert Game.objects.filter(group=group, round__in=[1, 2], result="").count() == 0
     assert Game.objects.filter(group=group, round=3).count() == 4  # paired by itself

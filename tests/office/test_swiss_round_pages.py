@@ -321,7 +321,8 @@ def test_standings_after_a_round_count_only_its_rounds(organizer, client, stage,
 # ---------------------------------------------------------------------------
 
 SILLI_WORDS = re.compile(
-    r"games per player|formula|principle|certificate|closed circle|conflict|violat",
+    r"games per player|formula|principle|certificate|closed circle|conflict|violat"
+    r"|groups of at least|nations kept apart",
     re.IGNORECASE,
 )
 
@@ -408,3 +409,34 @@ def test_a_round_through_the_api(organizer, stage, capture):
     assert len(body["standings"]) == seats
     missing = api_client().get(f"/api/groups/{group.pk}/rounds/4/")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+# ---------------------------------------------------------------------------
+# Cached for the public, in Italian too
+# ---------------------------------------------------------------------------
+
+
+def test_the_round_page_is_cached_for_the_public_until_a_result_changes_it(
+    organizer, client, stage
+):
+    group = stage.groups.get()
+    url = round_url(stage, 1)
+    api = f"/api/groups/{group.pk}/rounds/1/"
+    assert client.get(url)["X-Cache"] == "miss"
+    assert client.get(url)["X-Cache"] == "hit"
+    assert client.get(api)["X-Cache"] == "miss"
+    assert client.get(api)["X-Cache"] == "hit"
+    game = Game.objects.filter(group=group, round=1).order_by("number").first()
+    enter_result(organizer, game, "0-1", expected_version=0)
+    again = client.get(url)
+    assert again["X-Cache"] == "miss"
+    assert re.search(r'<tr id="board-1">.*?>0-1</a>', again.content.decode(), flags=re.S)
+    assert client.get(api).json()["boards"][0]["result"] == "0-1"
+
+
+def test_the_round_page_in_italian(client, stage):
+    body = text(client.get(round_url(stage, 1), HTTP_ACCEPT_LANGUAGE="it"))
+    assert "Turno 1 di 4" in body
+    assert "Abbinamenti" in body and "Scacchiera" in body and "Riposo" in body
+    assert "Classifica dopo il turno 1" in body
+    assert "Pairings" not in body and "Standings after" not in body
