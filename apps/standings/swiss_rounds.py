@@ -88,8 +88,8 @@ class StandingLine:
 
     place: str
     position: int
-    player: RoundPlayer
-    points: str  # exact decimal
+    player: RoundPlayer  # (with the points before the round)
+    points: str  # after the round, an exact decimal
     figures: dict[str, str]  # every figure, exact decimals (as the stored standings)
     figure_texts: list[str]  # the chain's tie-breaks after points, as the pages write them
     finished: int
@@ -150,6 +150,11 @@ class RoundSheet:
     def round_numbers(self) -> range:
         """The rounds paired so far, for the round navigation."""
         return range(1, self.paired + 1)
+
+    @property
+    def later_rounds(self) -> range:
+        """The rounds not paired yet."""
+        return range(self.paired + 1, self.rounds + 1)
 
 
 def rounds_paired(group: Group) -> int:
