@@ -101,11 +101,17 @@ def stage_by_id(pk: int) -> pagecache.Versions | None:
     return _first("stage_by_id", pk)
 
 
-def group(slug: str, order: int, number: int, game_number: int | None = None):
+def group(
+    slug: str,
+    order: int,
+    number: int,
+    game_number: int | None = None,
+    round_number: int | None = None,
+):
     return _first("group", slug, order, number)
 
 
-def group_by_id(pk: str) -> pagecache.Versions | None:
+def group_by_id(pk: str, round_number: int | None = None) -> pagecache.Versions | None:
     # The router's id: at most 18 digits (apps.core.converters.ID_REGEX), like every number
     # in an address, so it fits the database's integers.
     return _first("group_by_id", int(pk))
@@ -123,12 +129,14 @@ PAGES: dict[str, pagecache.Resolver] = {
     "group-crosstable-csv": group,
     "group-trf": group,
     "game": group,
+    "group-round": group,
 }
 API: dict[str, pagecache.Resolver] = {
     "api-group-detail": group_by_id,
     "api-group-games": group_by_id,
     "api-group-standings": group_by_id,
     "api-group-crosstable": group_by_id,
+    "api-group-round": group_by_id,
     "api-stage-ranking": stage_by_id,
 }
 # The query parameters each reads (any other: answered by the view, not stored).

@@ -12,7 +12,8 @@ from django.utils.translation import pgettext_lazy
 from .models import Group
 
 TOP_NATIONS = 5
-# How the engine chose a group's formula (``Group.rule``), as the pages name it.
+# How the engine chose a group's formula (``Group.rule``), as the pages name it; a Swiss
+# group's rule names its pairing.
 FORMULA_RULES = {
     "natural": pgettext_lazy("formula rule", "natural"),
     "reserve": pgettext_lazy("formula rule", "reserve"),
@@ -22,6 +23,9 @@ FORMULA_RULES = {
     "all-odd reserve": pgettext_lazy("formula rule", "all-odd reserve"),
     "all-odd searched": pgettext_lazy("formula rule", "all-odd searched"),
     "wide": pgettext_lazy("formula rule", "wide"),
+    # a Swiss group's rule: the Dutch system, and the top seed's colour in round 1
+    "dutch white1": pgettext_lazy("pairing rule", "Dutch system, the top seed White in round 1"),
+    "dutch black1": pgettext_lazy("pairing rule", "Dutch system, the top seed Black in round 1"),
 }
 
 

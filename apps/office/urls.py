@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from apps.stages.pages import STAGE
+from apps.stages.pages import GROUP, STAGE
 
 from . import views
+from .swiss import views as swiss_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +25,8 @@ urlpatterns = [
     path(STAGE + "publish/", views.publish, name="stage-publish"),
     path(STAGE + "next-round/", views.next_round, name="stage-next-round"),
     path(STAGE + "late-entrants/", views.late_entrant, name="stage-late-entrant"),
+    path(GROUP + "rounds/", swiss_views.rounds, name="group-rounds"),
+    path(GROUP + "rounds/<id:round_number>/", swiss_views.round_page, name="group-round"),
     path(STAGE + "publish/progress/", views.publication_progress, name="publication-progress"),
     path(STAGE + "files/<str:name>", views.published_file, name="stage-file"),
     path(STAGE + "lab/", views.lab, name="stage-lab"),

@@ -25,7 +25,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
-from django.utils.http import http_date
+from django.utils.http import http_date, url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -215,6 +215,12 @@ def next_round(request: HttpRequest, stage: Stage) -> HttpResponse:
             _("Round %(round)s is being paired; this page shows it once it is done.")
             % {"round": number},
         )
+    # Back to the round pages when asked from there (their current round), else the dashboard.
+    back = request.POST.get("next", "")
+    if back and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(back)
     return redirect(manage_url(stage) + "#rounds")
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -129,6 +130,27 @@ def grid(group: Group) -> tuple[list[GridRow], dict[str, int], tuple[int, int]]:
     return rows, table.counts, (whites, blacks)
 
 
+@dataclass(frozen=True)
+class RoundCount:
+    """A Swiss round on the results page: its games and those still without a result."""
+
+    number: int
+    games: int
+    open_games: int
+
+
+def round_counts(group: Group) -> list[RoundCount]:
+    """A Swiss group's rounds paired so far, each with its games and open games (one query);
+    its results are entered on each round's page."""
+    rows = (
+        Game.objects.filter(group=group, round__isnull=False)
+        .values("round")
+        .annotate(games=Count("pk"), open_games=Count("pk", filter=Q(result="")))
+        .order_by("round")
+    )
+    return [RoundCount(r["round"] or 0, r["games"], r["open_games"]) for r in rows]
+
+
 @result_entry_page
 def results(request: HttpRequest, group: Group) -> HttpResponse:
     rows, counts, (whites, blacks) = grid(group)
@@ -150,6 +172,8 @@ def results(request: HttpRequest, group: Group) -> HttpResponse:
         "deadline": play_deadline(group.stage),
         "round_deadline": round_deadline(group),
         "adjudicator_note": adjudicator_note(group),
+        # A Swiss group's results are entered round by round, on each round's page.
+        "swiss_rounds": round_counts(group) if group.stage.is_swiss else [],
     }
     context["disputed"], context["pending"] = report_queue(group)
     return render(request, "results/results.html", context)
@@ -202,6 +226,7 @@ def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpRes
             status = 400
     else:
         form = ResultForm.for_game(game)
+    came_from = request.POST.get("next") or request.GET.get("next", "")
     context = {
         "tournament": group.stage.tournament,
         "stage": group.stage,
@@ -211,18 +236,26 @@ def game_result(request: HttpRequest, group: Group, game_number: int) -> HttpRes
         "form": form,
         "error": error,
         "history": game_history(game),
-        "next": request.POST.get("next") or request.GET.get("next", ""),
+        "next": came_from,
+        # "Back": where the form came from (a Swiss round's page), else the results grid.
+        "back": _safe(request, came_from) or f"{results_url(group)}#game-{game.number}",
     }
     return render(request, "results/game.html", context, status=status)
 
 
-def _next(request: HttpRequest, group: Group, game: Game) -> str:
-    target = request.POST.get("next", "")
+def _safe(request: HttpRequest, target: str) -> str:
+    """``target`` if it is an address on this site, else ""."""
     if target and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return target
-    return f"{results_url(group)}#game-{game.number}"
+    return ""
+
+
+def _next(request: HttpRequest, group: Group, game: Game) -> str:
+    return (
+        _safe(request, request.POST.get("next", "")) or f"{results_url(group)}#game-{game.number}"
+    )
 
 
 @require_POST

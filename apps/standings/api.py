@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
+from decimal import Decimal
 
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,6 +35,7 @@ from .freshness import pending_since, ranking_state, stage_pending
 from .models import GroupStanding
 from .ranking import StoredRanking
 from .services import force_recompute
+from .swiss_rounds import RoundPlayer, RoundSheet, round_sheet
 
 # ---------------------------------------------------------------------------
 # Serializers
@@ -105,6 +110,62 @@ class CrosstableRowSerializer(StandingRowSerializer):
 
 class CrosstableSerializer(GroupStandingsSerializer):
     rows = CrosstableRowSerializer(many=True, help_text="In seat order.")
+
+
+class RoundPlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The player's seat (start number).")
+    entrant = PublicEntrantSerializer()
+    points_before = _points()
+    withdrawn = serializers.BooleanField(help_text="Withdrawn from the stage (now).")
+
+
+class BoardSerializer(serializers.Serializer):
+    board = serializers.IntegerField(help_text="The board: the game's place in its round.")
+    game = serializers.IntegerField(
+        source="game_id", help_text="The game's id: GET /api/games/{id}/, POST its result/."
+    )
+    url = serializers.CharField(help_text="The game's API address.")
+    number = serializers.IntegerField(help_text="The game's number in the group.")
+    white = RoundPlayerSerializer(help_text="With their points before the round.")
+    black = RoundPlayerSerializer(help_text="With their points before the round.")
+    result = serializers.CharField(help_text='The result code from White\'s side; "" in progress.')
+    adjudicated = serializers.BooleanField()
+    version = serializers.IntegerField(help_text="The game's version, for the result entry.")
+    finished_on = serializers.DateField(allow_null=True)
+
+
+class SwissRoundSerializer(serializers.Serializer):
+    group = serializers.IntegerField(help_text="The group's id.")
+    round = serializers.IntegerField()
+    rounds = serializers.IntegerField(help_text="The rounds the stage plays.")
+    paired = serializers.IntegerField(help_text="The last round paired so far (the current).")
+    started_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the round was paired (null: not recorded)."
+    )
+    due_at = serializers.DateTimeField(
+        allow_null=True, help_text="The round's deadline (null: none)."
+    )
+    deadline_passed = serializers.BooleanField(
+        help_text="The round's deadline passed and was acted on."
+    )
+    open_games = serializers.IntegerField(help_text="Games of the round without a result.")
+    boards = BoardSerializer(many=True, help_text="In board order.")
+    bye = RoundPlayerSerializer(
+        allow_null=True, help_text="The pairing-allocated bye (a win's points, no game)."
+    )
+    absent = RoundPlayerSerializer(
+        many=True,
+        help_text="Players not paired in this round: no game, no points (withdrawn, or joined "
+        "after it was paired).",
+    )
+    keys = serializers.ListField(
+        child=serializers.CharField(), help_text="The figures that break ties, in order."
+    )
+    standings = StandingRowSerializer(
+        many=True,
+        help_text="The standings after this round, in order of place: the games of the rounds "
+        "up to it only (provisional while open_games > 0).",
+    )
 
 
 class RankingRowSerializer(serializers.Serializer):
@@ -190,6 +251,84 @@ class GroupCrosstableView(APIView):
             ]
             rows.append({**_row(row), "remaining": row.remaining, "cells": cells})
         return Response(CrosstableSerializer(_table(table, rows)).data)
+
+
+def _round_player(player: RoundPlayer) -> dict:
+    return {
+        "seat": player.seat,
+        "entrant": player.entrant(),
+        "points_before": Decimal(player.points.numerator) / player.points.denominator,
+        "withdrawn": player.withdrawn,
+    }
+
+
+def round_data(sheet: RoundSheet) -> dict:
+    """A Swiss round as the API answers it."""
+    record = sheet.record
+    return {
+        "group": sheet.group.pk,
+        "round": sheet.number,
+        "rounds": sheet.rounds,
+        "paired": sheet.paired,
+        "started_at": sheet.started_at,
+        "due_at": sheet.due_at,
+        "deadline_passed": bool(record and record.deadline_passed_at),
+        "open_games": sheet.open_games,
+        "boards": [
+            {
+                **{k: getattr(b, k) for k in ("board", "game_id", "number", "result")},
+                "url": reverse("api-game", args=[b.game_id]),
+                "white": _round_player(b.white),
+                "black": _round_player(b.black),
+                "adjudicated": b.adjudicated,
+                "version": b.version,
+                "finished_on": b.finished_on,
+            }
+            for b in sheet.boards
+        ],
+        "bye": _round_player(sheet.bye) if sheet.bye else None,
+        "absent": [_round_player(p) for p in sheet.absent],
+        "keys": sheet.keys,
+        "standings": [
+            {
+                "place": line.place,
+                "seat": line.player.seat,
+                "entrant": line.player.entrant(),
+                "points": line.points,
+                "figures": line.figures,
+                "finished": line.finished,
+                "scheduled": line.scheduled,
+                "withdrawn": line.player.withdrawn,
+            }
+            for line in sheet.standings
+        ],
+    }
+
+
+class GroupRoundView(APIView):
+    """One round of a Swiss group: its boards (each with both players' points before the
+    round, the result and the game's version for the result entry), the bye, the players not
+    paired, the round's start and deadline, and the standings after the round (the games of
+    the rounds up to it only, through the same tie-breaks as the group's standings). 404 for
+    a group of another format and for a round not paired yet."""
+
+    @extend_schema(
+        summary="A Swiss round: pairings, results, standings after it",
+        responses={200: SwissRoundSerializer, **error_responses(404)},
+    )
+    def get(self, request, pk: int, round_number: int) -> Response:
+        group = group_for_reading(request, pk)
+        if not group.stage.is_swiss:
+            raise NotFound(
+                _("Group %(id)s is not of a Swiss stage: it has no rounds of its own.") % {"id": pk}
+            )
+        sheet = round_sheet(group, round_number)
+        if sheet is None:
+            raise NotFound(
+                _("Round %(round)s of group %(id)s is not paired.")
+                % {"round": round_number, "id": pk}
+            )
+        return Response(SwissRoundSerializer(round_data(sheet)).data)
 
 
 def _time(value) -> str | None:

@@ -4,6 +4,7 @@ from django.urls import path
 
 from .api import (
     GroupCrosstableView,
+    GroupRoundView,
     GroupStandingsView,
     StageRankingView,
     StageRecomputeView,
@@ -15,6 +16,11 @@ urlpatterns = [
         "groups/<id:pk>/crosstable/",
         GroupCrosstableView.as_view(),
         name="api-group-crosstable",
+    ),
+    path(
+        "groups/<id:pk>/rounds/<id:round_number>/",
+        GroupRoundView.as_view(),
+        name="api-group-round",
     ),
     path("stages/<id:pk>/ranking/", StageRankingView.as_view(), name="api-stage-ranking"),
     path("stages/<id:pk>/recompute/", StageRecomputeView.as_view(), name="api-stage-recompute"),

@@ -87,9 +87,13 @@ class GroupTable:
     withdrawn: set[int]
 
 
-def compute_group(group: Group) -> GroupTable:
+def compute_group(group: Group, *, through_round: int | None = None) -> GroupTable:
     """Figures and places of a group from its seats and games (two queries, and in a later
-    stage those of the fallback keys); nothing is stored."""
+    stage those of the fallback keys); nothing is stored.
+
+    ``through_round``: only the games (and a Swiss group's byes) of rounds up to that one —
+    the standings as they were after that round (a Swiss round's page); the figures are
+    computed as for the whole group, by the same chain."""
     stage = group.stage
     tournament = stage.tournament
     seat_of: dict[int, int] = {}
@@ -105,12 +109,12 @@ def compute_group(group: Group) -> GroupTable:
     if stage.is_swiss:
         # A Swiss round's pairing-allocated bye scores a win's points without a game
         # (FIDE C.04.1 f); the tie-breaks count it as unplayed (no opponent).
-        for entrant in _byes(group):
+        for entrant in _byes(group, through_round):
             if entrant in records:
                 records[entrant].append(tb.Game(None, tb.Outcome.WIN, played=False))
                 finished[entrant] += 1
                 scheduled[entrant] += 1
-    for white, black, result in _games(group):
+    for white, black, result in _games(group, through_round):
         scheduled[white] += 1
         scheduled[black] += 1
         if not result:
@@ -154,24 +158,30 @@ def _seats(group: Group) -> list[tuple[int, int, bool]]:
         return [(entrant, seat, bool(gone)) for entrant, seat, gone in cursor.fetchall()]
 
 
-def _games(group: Group) -> list[tuple[int, int, str]]:
-    """(white, black, result) for each game of the group, finished ones in the order they
-    were finished (the order matters to the FIDE 2024 rules for unplayed games)."""
+def _games(group: Group, through_round: int | None = None) -> list[tuple[int, int, str]]:
+    """(white, black, result) for each game of the group (``through_round``: of the rounds
+    up to that one), finished ones in the order they were finished (the order matters to the
+    FIDE 2024 rules for unplayed games)."""
+    rounds, params = "", [group.pk]
+    if through_round is not None:
+        rounds, params = " AND round <= %s", [group.pk, through_round]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT white_id, black_id, result"
             f" FROM {connection.ops.quote_name(Game._meta.db_table)}"
-            " WHERE group_id = %s ORDER BY updated_at, number",
-            [group.pk],
+            f" WHERE group_id = %s{rounds} ORDER BY updated_at, number",
+            params,
         )
         return cursor.fetchall()
 
 
-def _byes(group: Group) -> list[int]:
-    """The entrants with a Swiss bye in the group, by round."""
-    return list(
-        SwissBye.objects.filter(group=group).order_by("round").values_list("entrant_id", flat=True)
-    )
+def _byes(group: Group, through_round: int | None = None) -> list[int]:
+    """The entrants with a Swiss bye in the group (``through_round``: in the rounds up to
+    that one), by round."""
+    byes = SwissBye.objects.filter(group=group)
+    if through_round is not None:
+        byes = byes.filter(round__lte=through_round)
+    return list(byes.order_by("round").values_list("entrant_id", flat=True))
 
 
 def _decimal(value) -> str:
@@ -183,6 +193,29 @@ def _decimal(value) -> str:
     if value.denominator in (2, 4):
         return str(Decimal(value.numerator) / value.denominator)
     return f"{float(value):.6f}".rstrip("0").rstrip(".")
+
+
+def table_rows(table: GroupTable) -> list[tuple]:
+    """``table``'s rows in order of place, as they are stored (the columns of
+    :data:`STANDING_COLUMNS`): points and figures as exact decimal strings."""
+    rows = []
+    for position, s in enumerate(table.standings, start=1):
+        entrant_id = s.figures.id
+        assert isinstance(entrant_id, int)  # compute_group ranks the entrants by their id
+        rows.append(
+            (
+                entrant_id,
+                table.seat_of[entrant_id],
+                position,
+                s.label,
+                _decimal(s.figures.points),
+                table.finished[entrant_id],
+                table.scheduled[entrant_id],
+                entrant_id in table.withdrawn,
+                {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
+            )
+        )
+    return rows
 
 
 # The stored row's columns after group_id, with their PostgreSQL types.
@@ -213,23 +246,7 @@ def store_group_table(table: GroupTable) -> int:
     group_id = table.group.pk
     # The group's cached pages are retired once the new standings commit.
     pagecache.bump([(pagecache.GROUP, group_id)])
-    rows = []
-    for position, s in enumerate(table.standings, start=1):
-        entrant_id = s.figures.id
-        assert isinstance(entrant_id, int)  # compute_group ranks the entrants by their id
-        rows.append(
-            (
-                entrant_id,
-                table.seat_of[entrant_id],
-                position,
-                s.label,
-                _decimal(s.figures.points),
-                table.finished[entrant_id],
-                table.scheduled[entrant_id],
-                entrant_id in table.withdrawn,
-                {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
-            )
-        )
+    rows = table_rows(table)
     now = timezone.now()
     quote = connection.ops.quote_name
     standings = quote(GroupStanding._meta.db_table)

@@ -173,7 +173,14 @@ def group_standings(request: HttpRequest, slug: str, order: int, number: int) ->
     if request.method == "POST":
         return _force_recompute(request, group.stage, group)
     table = build(group)
-    context = _context(request, group, table, lines=lines(table, table.by_place(), False, set()))
+    context = _context(
+        request,
+        group,
+        table,
+        lines=lines(table, table.by_place(), False, set()),
+        # a Swiss group's rounds: each round's page has the standings after it
+        after_rounds=range(1, table.rounds_paired + 1) if group.stage.is_swiss else [],
+    )
     return render(request, "standings/standings.html", context)
 
 

@@ -235,6 +235,9 @@ ROWS: list[Row] = [
     Row("group-pairings-csv", EVERYONE, group),
     # a Silli group's games have no rounds: every role gets the same 404
     Row("group-round-pairings-csv", NOT_FOUND, lambda w: {**group(w), "round_number": 1}),
+    # a Swiss group's round pages: a Silli group has none (tests/office/test_swiss_round_pages.py)
+    Row("group-rounds", NOT_FOUND, group),
+    Row("group-round", NOT_FOUND, lambda w: {**group(w), "round_number": 1}),
     Row("stage-ranking", EVERYONE, stage),
     Row("group-standings", organizer_post_page(), group, "post", name="recompute"),
     Row("group-crosstable", organizer_post_page(), group, "post", name="recompute"),
@@ -355,6 +358,7 @@ ROWS: list[Row] = [
     api("api-group-games", EVERYONE, group_pk),
     api("api-group-standings", EVERYONE, group_pk),
     api("api-group-crosstable", EVERYONE, group_pk),
+    api("api-group-round", NOT_FOUND, lambda w: {**group_pk(w), "round_number": 1}),
     api("api-stage-ranking", EVERYONE, stage_pk),
     api("api-stage-qualification", EVERYONE, stage_pk),
     api("api-players", EVERYONE, query="q=ka"),

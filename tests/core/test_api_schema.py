@@ -44,6 +44,7 @@ ENDPOINTS = {
     "/api/groups/{id}/td/": {"post"},
     "/api/groups/{id}/standings/": {"get"},
     "/api/groups/{id}/crosstable/": {"get"},
+    "/api/groups/{id}/rounds/{round_number}/": {"get"},
     "/api/stages/{id}/ranking/": {"get"},
     "/api/stages/{id}/recompute/": {"post"},
     "/api/stages/{id}/withdrawals/": {"post"},
