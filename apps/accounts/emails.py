@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from apps.core.people import display_name
+from apps.entrants.claims import refused
 from apps.entrants.models import Entrant
 from apps.notifications.delivery import Message, absolute_url
 from apps.notifications.models import Kind
@@ -50,8 +51,11 @@ def claim_messages(entrant_ids: list[int], nonce: str) -> list[Message]:
     """One e-mail per address, with a claim link for each of its unlinked entries."""
     entrants = Entrant.objects.filter(pk__in=entrant_ids, user__isnull=True).exclude(email="")
     by_address = defaultdict(list)
-    for entrant in entrants.select_related("tournament").order_by("tournament__name", "code"):
-        by_address[entrant.email.lower()].append(entrant)
+    for entrant in entrants.select_related("tournament", "claim_refusal").order_by(
+        "tournament__name", "code"
+    ):
+        if not refused(entrant):  # "not me": that address gets no more links for the entry
+            by_address[entrant.email.lower()].append(entrant)
     messages = []
     for address, entries in by_address.items():
         links = [

@@ -32,13 +32,14 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.people import display_name
 from apps.core.permissions import Actor, require_organizer, require_signed_in
 from apps.core.services import clean_name, set_display_name
-from apps.entrants.models import Entrant
+from apps.entrants.claims import read_claim_token, refused
+from apps.entrants.models import ClaimRefusal, Entrant
 from apps.groups.models import Group
 from apps.groups.services import assign_td
 from apps.stages.models import Stage, Tournament
 
 from . import tasks
-from .links import read_claim_token, read_invitation_token
+from .links import read_invitation_token
 from .models import Invitation
 
 if TYPE_CHECKING:
@@ -621,9 +622,13 @@ def request_claim_links(email: str) -> int:
     """Anyone may ask for claim links: they go to ``email`` only, for the unlinked entries
     with that address (the answer never says whether there were any)."""
     email = _clean_email(email)
-    ids = list(
-        Entrant.objects.filter(email__iexact=email, user__isnull=True).values_list("pk", flat=True)
-    )
+    ids = [
+        entrant.pk
+        for entrant in Entrant.objects.filter(email__iexact=email, user__isnull=True)
+        .select_related("claim_refusal")
+        .only("pk", "email", "claim_refusal")
+        if not refused(entrant)
+    ]
     if ids:
         nonce = secrets.token_hex(8)
         transaction.on_commit(lambda: tasks.send_claim_links.delay(ids, nonce))
@@ -633,7 +638,11 @@ def request_claim_links(email: str) -> int:
 def claimable_entrant(token: str) -> Entrant:
     """The entry a claim link names, if the link still matches it (for showing it)."""
     entrant_id, email = read_claim_token(token)
-    entrant = Entrant.objects.select_related("tournament", "user").filter(pk=entrant_id).first()
+    entrant = (
+        Entrant.objects.select_related("tournament", "user", "claim_refusal")
+        .filter(pk=entrant_id)
+        .first()
+    )
     if entrant is None or entrant.email.lower() != email:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
@@ -641,6 +650,48 @@ def claimable_entrant(token: str) -> Entrant:
                 "This link no longer matches the entry (its e-mail address changed); ask for a "
                 "new link."
             ),
+        )
+    if refused(entrant) and entrant.user_id is None:
+        raise ActionError(
+            ErrorCode.INVALID_INPUT,
+            _(
+                "This link was refused: someone at this address said the entry is not theirs. "
+                "If it is yours, ask the organizers to send a new link."
+            ),
+        )
+    return entrant
+
+
+def refuse_claim(token: str) -> Entrant:
+    """The person a claim link reached says the entry is not theirs ("not me"; no account
+    needed: the link is the proof of the address). No more claim links or e-mails about the
+    entry go to that address until an organizer changes it; an entry claimed already is not
+    refused (its owner unlinks it with the organizers). Refusing twice changes nothing."""
+    entrant_id = claimable_entrant(token).pk
+    with transaction.atomic():
+        entrant = (
+            Entrant.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("tournament")
+            .get(pk=entrant_id)
+        )
+        if entrant.user_id is not None:
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _(
+                    "This entry is linked to an account already; the organizers can unlink it "
+                    "if that is wrong."
+                ),
+            )
+        address = entrant.email.strip().lower()
+        ClaimRefusal.objects.update_or_create(
+            entrant=entrant, defaults={"email": address, "refused_at": timezone.now()}
+        )
+        record(
+            Action.ENTRANT_CLAIM_REFUSED,
+            None,
+            tournament=entrant.tournament,
+            entrant=entrant.code,
+            email=address,
         )
     return entrant
 

@@ -29,6 +29,7 @@ urlpatterns = [
     path("accounts/invitation/<str:token>/", views.invitation, name="invitation"),
     path("accounts/claim/", views.claim_request, name="claim-request"),
     path("accounts/claim/<str:token>/", views.claim, name="claim"),
+    path("accounts/claim/<str:token>/not-me/", views.claim_refuse, name="claim-refuse"),
     path("me/", views.me, name="me"),
     path("me/name/", views.me_name, name="me-name"),
     path("me/token/", views.api_token, name="me-token"),

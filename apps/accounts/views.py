@@ -309,10 +309,49 @@ def claim(request: HttpRequest, token: str) -> HttpResponse:
                     "tournament": entrant.tournament.name,
                 },
             )
-            return redirect(reverse("me"))
+            return redirect(_claim_next(request))
     mine = request.user.is_authenticated and entrant.user_id == request.user.pk
-    context = {"entrant": entrant, "form": form, "mine": mine}
+    context = {
+        "entrant": entrant,
+        "form": form,
+        "mine": mine,
+        "token": token,
+        "next": _claim_next(request),
+    }
     return render(request, "accounts/claim.html", context, status=status)
+
+
+def _claim_next(request: HttpRequest) -> str:
+    """Where a claim link leads once the entry is claimed: the page the e-mail was about
+    (its ``next``, a path of this site), else "My games"."""
+    target = request.GET.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("me")
+
+
+def claim_refuse(request: HttpRequest, token: str) -> HttpResponse:
+    """ "Not me": the person a claim link reached says the entry is not theirs (a GET asks,
+    a POST refuses; no account needed)."""
+    try:
+        entrant = services.claimable_entrant(token)
+    except ActionError as error:
+        return _link_error(request, error)
+    if request.method == "POST":
+        try:
+            services.refuse_claim(token)
+        except ActionError as error:
+            show_refusal(request, error)
+            return render(
+                request,
+                "accounts/claim_refuse.html",
+                {"entrant": entrant, "token": token},
+                status=error.http_status,
+            )
+        return render(request, "accounts/claim_refuse.html", {"entrant": entrant, "done": True})
+    return render(request, "accounts/claim_refuse.html", {"entrant": entrant, "token": token})
 
 
 # ---------------------------------------------------------------------------

@@ -34,6 +34,8 @@ class Action(StrEnum):
     ENTRANT_LINKED = "entrant.linked"  # an organizer linked an entry to an account (or unlinked)
     ENTRANT_CLAIM_LINKS_SENT = "entrant.claim_links_sent"  # claim links e-mailed to entrants
     ENTRANT_CLAIMED = "entrant.claimed"  # a player claimed an entry with a claim link
+    # the person at an entry's address said, through a claim link, that it is not theirs
+    ENTRANT_CLAIM_REFUSED = "entrant.claim_refused"
     # tournaments, registration and the draw
     TOURNAMENT_CREATED = "tournament.created"  # an organizer created a tournament
     TOURNAMENT_UPDATED = "tournament.updated"  # its settings changed (changes: field → [old, new])
@@ -88,6 +90,8 @@ class Action(StrEnum):
     RESULT_REPORT_CONFIRMED = "result.report_confirmed"  # the opponent confirmed a report
     RESULT_REPORT_DISPUTED = "result.report_disputed"  # the opponent disputed it (reason)
     RESULT_REPORT_ACCEPTED = "result.report_accepted"  # unanswered in time: it stood (system)
+    # an open report's game got a result by another road (status resolved or superseded, road)
+    RESULT_REPORT_CLOSED = "result.report_closed"
     GAME_SCORE_CHANGED = "game.score_changed"  # a finished game's score or finish date (TD)
 
 

@@ -93,6 +93,25 @@ class Entrant(models.Model):
             raise ValidationError(errors)
 
 
+class ClaimRefusal(models.Model):
+    """The person at an entry's address said the entry is not theirs ("not me", from a claim
+    link): no more claim links or e-mails about the entry go to that address. It stands while
+    the entry keeps that address; an organizer who corrects the address voids it."""
+
+    entrant = models.OneToOneField(Entrant, on_delete=models.CASCADE, related_name="claim_refusal")
+    email = models.EmailField()  # the address that refused, in lower case
+    refused_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("refused claim link")
+
+    def __str__(self) -> str:
+        return f"{self.email} refused entrant {self.entrant_id}"
+
+    def stands_for(self, address: str) -> bool:
+        return bool(address) and address.strip().lower() == self.email
+
+
 class StageEntry(models.Model):
     """An entrant taking part in a stage: registered, qualified or pre-qualified."""
 

@@ -237,7 +237,8 @@ def entrant_list(request: HttpRequest, stage: Stage) -> HttpResponse:
         else:
             status = 400
     query = request.GET.get("q", "").strip()[:200]  # no NUL: NulCharacterMiddleware
-    entries = StageEntry.objects.filter(stage=stage).select_related("entrant")
+    # The entrant's refused claim link ("not me") too: the list marks its address.
+    entries = StageEntry.objects.filter(stage=stage).select_related("entrant__claim_refusal")
     if query:
         entries = entries.filter(Q(entrant__name__icontains=query) | Q(entrant__code=query))
     page = Paginator(entries.order_by("entrant__code"), PAGE_SIZE).get_page(request.GET.get("page"))

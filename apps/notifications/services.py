@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -30,6 +31,7 @@ from apps.core.models import AuditEvent
 from apps.core.people import display_name, td_name
 from apps.core.permissions import Actor, require_signed_in
 from apps.core.results import Result
+from apps.entrants.claims import claim_days, claim_token
 from apps.entrants.models import Entrant, StageEntry
 from apps.groups.models import Game, Group, SwissBye, SwissRound
 from apps.groups.services import forfeit_counts, group_lines
@@ -102,13 +104,31 @@ class Recipient:
 def entrant_recipients(kind: str, entrants: QuerySet[Entrant]) -> dict[int, Recipient]:
     """The ``entrants`` (by id) who get an e-mail of ``kind``: a deliverable address and the
     kind not turned off (two queries)."""
-    rows = entrants.values_list("pk", "email", "user_id", "user__email")
+    rows = entrants.values_list("pk", "email", "user_id", "user__email", "claim_refusal__email")
     found = {
         pk: Recipient(pk, (email or user_email or "").strip(), user_id)
-        for pk, email, user_id, user_email in rows
+        for pk, email, user_id, user_email, refusal in rows
+        # "Not me" (a claim link refused): the entry's own address hears no more of it.
+        if not (user_id is None and refusal and refusal == (email or "").strip().lower())
     }
     off = _opted_out(kind, (r.user_id for r in found.values()))
     return {pk: r for pk, r in found.items() if deliverable(r.address) and r.user_id not in off}
+
+
+def way_in(recipient: Recipient, next_path: str) -> dict[str, Any]:
+    """How the player an e-mail goes to gets to act on it (for ``_way_in.txt``): an entry no
+    account holds gets a claim link of its own (it makes an account, or signs one in, links
+    the entry and leads to ``next_path``; it works for ``CLAIM_LINK_DAYS`` days) and a link to
+    say "not me"; a claimed entry gets a sign-in link that returns to ``next_path``."""
+    query = urlencode({"next": next_path})
+    if recipient.user_id is None:
+        token = claim_token(recipient.entrant_id, recipient.address)
+        return {
+            "claim_url": absolute_url(f"{reverse('claim', args=[token])}?{query}"),
+            "not_me_url": absolute_url(reverse("claim-refuse", args=[token])),
+            "claim_days": claim_days(),
+        }
+    return {"sign_in_url": absolute_url(f"{reverse('login')}?{query}")}
 
 
 def _links() -> dict[str, str]:
@@ -158,6 +178,7 @@ def start_list_messages(group_id: int) -> list[Message]:
             "td_email": group.td.email if group.td else "",
             "group_url": group_url,
             **_links(),
+            **way_in(recipient, reverse("me")),
         }
         messages.append(
             Message(
@@ -245,10 +266,8 @@ def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
         recipient = recipients.get(entrant_id)
         if recipient is None:
             continue
-        game_url = (
-            absolute_url(
-                reverse("game", args=[tournament.slug, stage.order, group.number, game.number])
-            )
+        game_path = (
+            reverse("game", args=[tournament.slug, stage.order, group.number, game.number])
             if game is not None
             else ""
         )
@@ -258,7 +277,8 @@ def swiss_round_messages(stage_id: int, round_number: int) -> list[Message]:
             "opponent": opponent,
             "colour": colour,
             "game": game,
-            "game_url": game_url,
+            "game_url": absolute_url(game_path) if game_path else "",
+            **way_in(recipient, game_path or reverse("me")),
         }
         messages.append(
             Message(
@@ -402,6 +422,7 @@ def result_messages(game_id: int, version: int) -> list[Message]:
             "reason": data.get("reason", ""),
             "group_url": absolute_url(group.get_absolute_url()),
             **_links(),
+            **way_in(recipient, reverse("me")),
         }
         messages.append(
             Message(
@@ -473,7 +494,12 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
             }
             for g in own_games
         ]
-        context = {**common, "you_withdrew": entrant_id == withdrawn.pk, "games": lines}
+        context = {
+            **common,
+            "you_withdrew": entrant_id == withdrawn.pk,
+            "games": lines,
+            **way_in(recipient, reverse("me")),
+        }
         messages.append(
             Message(
                 Kind.RESULT,
@@ -481,6 +507,125 @@ def withdrawal_messages(entry_id: int) -> list[Message]:
                 recipient.address,
                 subject,
                 render_to_string("notifications/email/withdrawal.txt", context),
+            )
+        )
+    return messages
+
+
+# ---------------------------------------------------------------------------
+# An import's results: one digest per player
+# ---------------------------------------------------------------------------
+
+# Players per task that builds and sends their digests (a stage's import of 500,000 results
+# reaches about 100,000 players: 500 tasks of a few seconds each).
+IMPORT_DIGEST_BATCH = 200
+
+
+def import_digest_key(event_id: int, entrant_id: int) -> str:
+    return f"import:{event_id}:{entrant_id}"
+
+
+def _imported_games(event_id: int) -> tuple[AuditEvent | None, QuerySet[Game], set[int]]:
+    """The import's event, its scope's games (its group's, else its stage's) and the ids of
+    the games whose results it set."""
+    event = AuditEvent.objects.filter(pk=event_id, action=Action.RESULTS_IMPORTED).first()
+    if event is None or event.stage_id is None:
+        return None, Game.objects.none(), set()
+    games = (
+        Game.objects.filter(group_id=event.group_id)
+        if event.group_id is not None
+        else Game.objects.filter(group__stage_id=event.stage_id)
+    )
+    return event, games, set(event.data.get("games", []))
+
+
+def import_digest_batches(event_id: int) -> list[list[int]]:
+    """The players (entrant ids) whose results the import ``event_id`` set, in batches of
+    ``IMPORT_DIGEST_BATCH`` (two queries)."""
+    _event, games, imported = _imported_games(event_id)
+    players: set[int] = set()
+    for pk, white, black in games.values_list("pk", "white_id", "black_id").iterator(
+        chunk_size=10_000
+    ):
+        if pk in imported:
+            players.update((white, black))
+    ordered = sorted(players)
+    return [
+        ordered[i : i + IMPORT_DIGEST_BATCH] for i in range(0, len(ordered), IMPORT_DIGEST_BATCH)
+    ]
+
+
+@in_site_language
+def import_digest_messages(event_id: int, entrant_ids: list[int]) -> list[Message]:
+    """Each of these players gets one e-mail listing their games whose results the import
+    set, as they stand now (a game back in progress since is left out; a correction since
+    sent its own e-mail); key ``import:<event>:<entrant>``, following the "results of my
+    games" preference (five queries a batch; three when none of them gets one)."""
+    event, games, imported = _imported_games(event_id)
+    if event is None:
+        return []
+    recipients = entrant_recipients(Kind.RESULT, Entrant.objects.filter(pk__in=entrant_ids))
+    if not recipients:
+        return []
+    wanted = list(recipients)
+    by_entrant: dict[int, list[Game]] = defaultdict(list)
+    for game in (
+        games.filter(Q(white_id__in=wanted) | Q(black_id__in=wanted))
+        .exclude(result="")
+        .select_related("white", "black", "group__stage__tournament")
+        .order_by("group__number", "number")
+    ):
+        if game.pk not in imported:
+            continue
+        for entrant_id in (game.white_id, game.black_id):
+            if entrant_id in recipients:
+                by_entrant[entrant_id].append(game)
+    messages = []
+    for entrant_id, own_games in by_entrant.items():
+        recipient = recipients[entrant_id]
+        first = own_games[0]
+        stage = first.group.stage
+        me = first.white if first.white_id == entrant_id else first.black
+        lines = []
+        for g in own_games:
+            colour = "W" if g.white_id == entrant_id else "B"
+            lines.append(
+                {
+                    "game": g,
+                    "result": Result.describe(g.result),
+                    "score": _score(g.result, colour),
+                    "url": absolute_url(
+                        reverse(
+                            "game",
+                            args=[stage.tournament.slug, stage.order, g.group.number, g.number],
+                        )
+                    ),
+                }
+            )
+        context = {
+            "entrant": me,
+            "tournament": stage.tournament,
+            "stage": stage,
+            "games": lines,
+            **_links(),
+            **way_in(recipient, reverse("me")),
+        }
+        subject = ngettext(
+            "%(tournament)s, %(stage)s: %(count)s result of yours was entered",
+            "%(tournament)s, %(stage)s: %(count)s results of yours were entered",
+            len(lines),
+        ) % {
+            "tournament": stage.tournament.name,
+            "stage": stage.get_kind_display(),
+            "count": len(lines),
+        }
+        messages.append(
+            Message(
+                Kind.RESULT,
+                import_digest_key(event.pk, entrant_id),
+                recipient.address,
+                subject,
+                render_to_string("notifications/email/imported_results.txt", context),
             )
         )
     return messages
@@ -575,6 +720,7 @@ def deadline_messages(group_id: int, today: date) -> list[Message]:
             "games": lines,
             "group_url": absolute_url(group.get_absolute_url()),
             **_links(),
+            **way_in(recipient, reverse("me")),
         }
         messages.append(
             Message(

@@ -92,3 +92,18 @@ def send_deadline_reminders(day: str | None = None) -> int:
 @shared_task(**RETRY)
 def send_deadline_reminder(group_id: int, day: str) -> int:
     return send_all(services.deadline_messages(group_id, date.fromisoformat(day)))
+
+
+@shared_task(**RETRY)
+def results_imported(event_id: int) -> int:
+    """A results import (its ``results.imported`` audit event) set results: queue one task
+    per batch of ``IMPORT_DIGEST_BATCH`` players, each sending its players' digests."""
+    batches = services.import_digest_batches(event_id)
+    for batch in batches:
+        send_import_digests.delay(event_id, batch)
+    return len(batches)
+
+
+@shared_task(**RETRY)
+def send_import_digests(event_id: int, entrant_ids: list[int]) -> int:
+    return send_all(services.import_digest_messages(event_id, entrant_ids))

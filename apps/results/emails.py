@@ -15,7 +15,7 @@ from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.notifications.delivery import Message, absolute_url, deliverable
 from apps.notifications.models import Kind
-from apps.notifications.services import entrant_recipients, in_site_language
+from apps.notifications.services import entrant_recipients, in_site_language, way_in
 
 from .models import ResultReport
 
@@ -85,7 +85,10 @@ def report_messages(report_id: int) -> list[Message]:
             f"report:{report.pk}",
             found[opponent.pk].address,
             _subject(context, _("Confirm a result")),
-            render_to_string("notifications/email/report.txt", context),
+            render_to_string(
+                "notifications/email/report.txt",
+                {**context, **way_in(found[opponent.pk], game_page(report.game) + "#answer")},
+            ),
         )
     ]
 
@@ -102,7 +105,10 @@ def dispute_messages(report_id: int) -> list[Message]:
     reporter = context["reporter"]
     found = entrant_recipients(PREFERENCE, Entrant.objects.filter(pk=reporter.pk))
     if reporter.pk in found:
-        body = render_to_string("notifications/email/report_disputed.txt", context)
+        body = render_to_string(
+            "notifications/email/report_disputed.txt",
+            {**context, **way_in(found[reporter.pk], game_page(report.game))},
+        )
         messages.append(
             Message(
                 Kind.REPORT,

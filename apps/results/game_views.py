@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -65,8 +65,18 @@ def game(request: HttpRequest, slug: str, order: int, number: int, game_number: 
     open_for_reports = (
         stage.status == Stage.Status.PUBLISHED and not group.is_closed and not the_game.result
     )
+    here = game_page(the_game)
+    signed_in_user = user.is_authenticated
     context = {
         "note": adjudication_note(the_game),
+        # Players' actions wait here for a player who is signed out, or signed in with an
+        # account that holds neither entry: say how to get to them.
+        "sign_in_url": f"{reverse('login')}?{urlencode({'next': here})}"
+        if open_for_reports and not signed_in_user
+        else "",
+        "claim_hint": open_for_reports
+        and side is None
+        and not (signed_in_user and can_enter_results(user, group)),
         "tournament": stage.tournament,
         "stage": stage,
         "group": group,

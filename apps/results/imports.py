@@ -24,8 +24,10 @@ one), those are stored without touching the result. An import never corrects a r
 correction needs a reason, given on the game's own page.
 
 No e-mail is sent per imported result: a file carries games that are long over, often a
-whole stage's (500,000 results would be a million e-mails at once); the players see their
-results on the group's pages and the TDs find every imported result in their daily digest.
+whole stage's (500,000 results would be a million e-mails at once). Each player whose results
+the import set gets one digest of them instead (:mod:`.notices`, after the commit, sent by
+tasks in batches of players); the TDs find every imported result in their daily digest. The
+reports of the games that got their results close (:mod:`.settling`).
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ from apps.stages.models import Stage
 from apps.standings.freshness import schedule_recomputes
 
 from .models import PGN_MAX_LENGTH
+from .notices import tell_players_of_import
 from .services import require_group_open, require_in_play, require_result_code
+from .settling import IMPORT, settle_reports
 from .signals import announce
 
 FORMATS = ("csv", "pgn")
@@ -1182,7 +1186,7 @@ def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
             for g in games
         ),
     )
-    results_imported(
+    event = results_imported(
         user,
         stage=scope.stage,
         group=scope.group,
@@ -1191,5 +1195,9 @@ def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
         scored=scored,
         unchanged=plan.unchanged,
     )
+    # Reports of the games that got their results close; the players hear of them (one
+    # digest each, after the commit).
+    settle_reports(user, IMPORT, group_ids={g.group_id for g in entered})
+    tell_players_of_import(event)
     schedule_recomputes(sorted({g.group_id for g in entered}))
     announce(scope.stage, (g.group_id for g in entered))

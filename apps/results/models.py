@@ -32,6 +32,13 @@ class ResultReport(models.Model):
         DISPUTED = "disputed", _("disputed")
         # Nobody answered within the stage's report_accept_days: the result stood.
         ACCEPTED = "accepted", _("stood unanswered")
+        # Still open when the game got a result by another road (the TD, an import, a
+        # withdrawal): closed, the game's result the reported one or another (``settling``).
+        RESOLVED = "resolved", _("closed: the reported result stands")
+        SUPERSEDED = "superseded", _("closed: another result stands")
+
+    # Awaiting the opponent or the TD.
+    OPEN = (Status.PENDING, Status.DISPUTED)
 
     # Played results only: forfeits are the TD's to enter.
     RESULTS = [(r.value, r.label) for r in Result if r.played]

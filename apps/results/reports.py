@@ -26,7 +26,7 @@ from apps.core.results import Result
 from apps.groups.models import Game, Group
 from apps.stages.models import Stage
 
-from . import tasks
+from . import settling, tasks
 from .imports import checked_game_score, pgn_date
 from .models import ResultReport
 from .services import (
@@ -196,6 +196,7 @@ def _stand(user: Actor | None, game: Game, report: ResultReport) -> None:
         expected_version=game.version,
         pgn=report.pgn or None,
         finished_on=report.finished_on,
+        road=settling.REPORT,
     )
 
 
@@ -207,6 +208,15 @@ def dispute_report(user: Actor, report: ResultReport, reason: str) -> ResultRepo
         user = require_opponent(user, report, game)
         if not reason:
             raise ActionError(ErrorCode.INVALID_INPUT, _("Say why you dispute the result."))
+        if game.result:  # whatever became of the report: a finished game is the TD's
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _(
+                    "The game is finished already (%(result)s): a report of it can no longer "
+                    "be disputed. Ask the TD for a correction, giving your reason."
+                )
+                % {"result": game.result},
+            )
         _require_pending(report)
         report.status = ResultReport.Status.DISPUTED
         report.reason = reason

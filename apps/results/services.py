@@ -23,6 +23,7 @@ from apps.notifications import tasks as notify
 from apps.stages.models import Stage
 from apps.standings.freshness import schedule_recompute
 
+from . import settling
 from .signals import announce
 
 
@@ -129,12 +130,15 @@ def set_result(
     reason: str = "",
     pgn: str | None = None,
     finished_on: date | None = None,
+    road: str = settling.ENTERED,
 ) -> Game:
     """The result change itself, for a caller that checked who may make it: ``game`` is
     locked (:func:`locked_game`) in the caller's transaction. The stage must be in play and
     the group open; audited, standings marked, the result e-mail sent on commit. ``pgn``
     (when not None) is stored as the game's score with the result. The game's finish date
-    is ``finished_on``, else the one it has, else today; a game back in progress has none."""
+    is ``finished_on``, else the one it has, else today; a game back in progress has none.
+    A report of the game still awaiting an answer or a decision closes (``road``: how the
+    result came, for its audit event; :mod:`.settling`)."""
     reason = reason.strip()
     require_in_play(game.group.stage)
     require_group_open(game.group)
@@ -195,6 +199,8 @@ def set_result(
         reason=reason,
         corrected=correcting,
     )
+    if game.result:
+        settling.settle_reports(user, road, game_ids=[game.pk])
     _standings_changed(game.group_id, game.group.stage)
     transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
     return game
@@ -264,6 +270,7 @@ def withdraw_entrant(user: Actor, entry: StageEntry, reason: str) -> list[Game]:
             reason=reason,
             forfeited=changed,
         )
+        settling.settle_reports(user, settling.WITHDRAWAL, game_ids=[g.pk for g in changed])
         _standings_changed(group.pk, entry.stage)
         transaction.on_commit(lambda: notify.entrant_withdrawn.delay(entry.pk))
     return changed

@@ -22,6 +22,7 @@ from apps.silli.rng import ChanceStream
 from apps.standings.groups import recompute_group
 
 from .services import withdraw_entrant
+from .settling import SIMULATION, settle_reports
 
 DRAW_RATE = 0.45  # correspondence chess draws a lot
 CHUNK = 20_000  # games read and written at a time
@@ -110,4 +111,5 @@ def _write(user: Actor, stage, chunk: list[tuple]) -> int:
             for pk, group_id, result, _version, _when in chunk
         ),
     )
+    settle_reports(user, SIMULATION, group_ids={group_id for _pk, group_id, *_rest in chunk})
     return len(chunk)

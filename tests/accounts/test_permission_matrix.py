@@ -263,6 +263,8 @@ ROWS: list[Row] = [
     Row("claim-request", statuses(400), method="post", data={"email": "nope"}, name="bad"),
     Row("claim", EVERYONE, claim_link),
     Row("claim", statuses(400), lambda w: {"token": "forged"}, name="forged"),
+    Row("claim-refuse", EVERYONE, claim_link),
+    Row("claim-refuse", statuses(400), lambda w: {"token": "forged"}, name="forged"),
     # -- my games, my settings ---------------------------------------------------------------
     Row("me", SIGNED_IN_PAGE),
     Row("me-notifications", SIGNED_IN_PAGE),

@@ -191,15 +191,17 @@ def test_an_unanswered_report_stands_after_the_stage_days_once(
     assert len(mail.outbox) == 2  # both players learn the result
 
 
-def test_a_report_waits_when_the_group_is_closed_or_the_td_decided(world, game):
+def test_a_report_waits_when_the_group_is_closed_and_closes_when_the_td_decided(world, game):
     report = report_result(world.users["player"], game, player_wins(world, game))
     _aged(report, 30)
     Group.objects.filter(pk=game.group_id).update(closed_at=timezone.now())
     assert accept_due_reports() == []
+    assert ResultReport.objects.get().status == "pending"
     Group.objects.filter(pk=game.group_id).update(closed_at=None)
     enter_result(world.users["td"], Game.objects.get(pk=game.pk), "1/2-1/2", expected_version=0)
     assert accept_due_reports() == []
-    assert ResultReport.objects.get().status == "pending"
+    # The TD's result closed the report (another result stands); it never stands now.
+    assert ResultReport.objects.get().status == "superseded"
     assert Game.objects.get(pk=game.pk).result == "1/2-1/2"
 
 
