@@ -99,6 +99,12 @@ JobProgressSerializer = inline_serializer(
         "done_groups": serializers.IntegerField(),
         "percent": serializers.IntegerField(),
         "error": serializers.CharField(),
+        "failure": serializers.ChoiceField(
+            DrawJob.Failure.choices,
+            help_text="Why a failed draw failed: empty (stopped: cancelled, lost or out of "
+            "time; the same seed may succeed), engine (the engine refused: the same seed "
+            "fails again) or settings (no seed can draw these settings with these entrants).",
+        ),
         "digest": serializers.CharField(),
         "finished": serializers.BooleanField(),
     },

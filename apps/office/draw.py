@@ -222,8 +222,8 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
         try:
             group = draw_group(number, entrants, settings, seed, partners)
         except DrawError as exc:
-            no_formula = isinstance(exc.__cause__, NoFormulaError)
-            failure = DrawJob.Failure.SETTINGS if no_formula else DrawJob.Failure.ENGINE
+            no_seed = isinstance(exc.__cause__, NoFormulaError) or exc.seed_independent
+            failure = DrawJob.Failure.SETTINGS if no_seed else DrawJob.Failure.ENGINE
             DrawJob.fail(job_id, str(exc), failure=failure)
             return False
         # JSON text: half the cost of adapting the dict as a jsonb parameter
@@ -400,6 +400,7 @@ def job_progress(job: DrawJob) -> dict:
         "done_groups": done,
         "percent": percent,
         "error": job.error,
+        "failure": job.failure,
         "digest": job.digest,
         "finished": job.finished,
     }

@@ -212,7 +212,7 @@ def failure_page(client, organizer, job: DrawJob) -> str:
     return client.get(url).content.decode()
 
 
-def test_the_division_marks_a_failure_of_the_settings(sixty):
+def test_the_division_marks_a_failure_of_the_settings(sixty, api_org):
     stage = stale(sixty)
     job = DrawJob.objects.create(
         stage=stage, seed="s", draw_settings=draw_settings(stage).as_dict()
@@ -221,6 +221,8 @@ def test_the_division_marks_a_failure_of_the_settings(sixty):
     job.refresh_from_db()
     assert job.status == DrawJob.Status.FAILED and job.failure == DrawJob.Failure.SETTINGS
     assert "at least 69" in job.error
+    progress = api_org.get(reverse("api-draw-job", args=[job.pk])).json()
+    assert progress["failure"] == "settings"
 
 
 def test_a_failure_of_the_settings_offers_to_change_them_not_to_retry(client, organizer, sixty):
