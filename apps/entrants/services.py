@@ -32,6 +32,7 @@ from apps.silli.entrants import (
     entrants_digest,
     parse_entrant_rows,
 )
+from apps.stages.feasibility import require_drawable
 from apps.stages.models import Stage
 from apps.stages.services import locked, move
 
@@ -662,7 +663,9 @@ def require_no_import_running(stage: Stage) -> None:
 
 def close_registration(user: Actor, stage: Stage) -> Stage:
     """Freeze the entrant list and record its SHA-256 digest; refused while an entrant
-    import job of the stage is waiting or running (:func:`require_no_import_running`)."""
+    import job of the stage is waiting or running (:func:`require_no_import_running`), and
+    when the stage's settings cannot be drawn with its entrants (the refusal names the
+    nearest workable settings: ``apps.stages.feasibility``)."""
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
@@ -671,6 +674,7 @@ def close_registration(user: Actor, stage: Stage) -> Stage:
         entrants = engine_entrants(stage)
         if not entrants:
             raise ActionError(ErrorCode.INVALID_INPUT, _("The stage has no entrants yet."))
+        require_drawable(stage, len(entrants))
         stage.entrants_digest = entrants_digest(entrants)
         stage.registration_closed_at = timezone.now()
         stage.save(update_fields=["status", "entrants_digest", "registration_closed_at"])

@@ -99,6 +99,12 @@ JobProgressSerializer = inline_serializer(
         "done_groups": serializers.IntegerField(),
         "percent": serializers.IntegerField(),
         "error": serializers.CharField(),
+        "failure": serializers.ChoiceField(
+            DrawJob.Failure.choices,
+            help_text="Why a failed draw failed: empty (stopped: cancelled, lost or out of "
+            "time; the same seed may succeed), engine (the engine refused: the same seed "
+            "fails again) or settings (no seed can draw these settings with these entrants).",
+        ),
         "digest": serializers.CharField(),
         "finished": serializers.BooleanField(),
     },
@@ -321,9 +327,14 @@ class StageTransitionView(APIView):
         return Response(StageSerializer(counted_stage_for_reading(request, stage.pk)).data)
 
 
+@extend_schema(
+    request=None, responses={200: StageSerializer, **error_responses(403, 404, 409, 422)}
+)
 class CloseRegistrationView(StageTransitionView):
     """Close registration: freeze the entrant list and record its SHA-256 digest
-    (organizers; the stage must be open for registration and have entrants)."""
+    (organizers; the stage must be open for registration and have entrants). Refused with
+    422 (``draw_impossible``) when its settings cannot be drawn with its entrants: the
+    message names the nearest workable settings, ``details[0].suggestions`` lists them."""
 
     transition = staticmethod(close_registration)
 
@@ -504,7 +515,7 @@ class DrawView(APIView):
 
     @extend_schema(
         request=DrawRequestSerializer,
-        responses={202: DrawStartedSerializer, **error_responses(400, 403, 404, 409)},
+        responses={202: DrawStartedSerializer, **error_responses(400, 403, 404, 409, 422)},
     )
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)

@@ -42,6 +42,8 @@ from apps.silli.draw import (
     texts_digest,
 )
 from apps.silli.entrants import Entrant as EngineEntrant
+from apps.silli.feasibility import stage_sizes
+from apps.silli.formula import NoFormulaError
 from apps.stages.models import DrawJob, DrawJobGroup, Stage
 from apps.stages.services import locked, move
 
@@ -116,6 +118,24 @@ def _group_rows(
     ]
 
 
+def _failure(settings: DrawSettings, entrants: int) -> str:
+    """Why the division failed: the settings (no group sizes can be drawn: no seed helps)
+    or the entrants as the engine saw them with this seed."""
+    sizes = (
+        stage_sizes(
+            entrants,
+            settings.min_group_size,
+            format=settings.format,
+            games=settings.games_per_player,
+            odd=settings.odd,
+            formula=settings.formula,
+        )
+        if entrants
+        else None
+    )
+    return DrawJob.Failure.ENGINE if sizes else DrawJob.Failure.SETTINGS
+
+
 def prepare(job_id: int) -> list[int]:
     """Step 1: the division. Returns the numbers of the groups still to draw."""
     job = DrawJob.objects.select_related("stage__tournament").get(pk=job_id)
@@ -124,10 +144,11 @@ def prepare(job_id: int) -> list[int]:
     if not job.total_groups:
         stage = job.stage
         settings = DrawSettings.from_dict(job.draw_settings)
+        entrants = engine_entrants(stage)
         try:
-            groups = divide_stage(engine_entrants(stage), settings, job.seed, earlier_groups(stage))
+            groups = divide_stage(entrants, settings, job.seed, earlier_groups(stage))
         except (DrawError, ValueError) as exc:
-            DrawJob.fail(job.pk, str(exc))
+            DrawJob.fail(job.pk, str(exc), failure=_failure(settings, len(entrants)))
             return []
         rows = _group_rows(groups, met_before_pairs(stage))
         with transaction.atomic():
@@ -202,7 +223,9 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
         try:
             group = draw_group(number, entrants, settings, seed, partners)
         except DrawError as exc:
-            DrawJob.fail(job_id, str(exc))
+            no_seed = isinstance(exc.__cause__, NoFormulaError) or exc.seed_independent
+            failure = DrawJob.Failure.SETTINGS if no_seed else DrawJob.Failure.ENGINE
+            DrawJob.fail(job_id, str(exc), failure=failure)
             return False
         # Its canonical JSON, made here in the group tasks (in parallel): the finish hashes
         # the texts as they are, and PostgreSQL reads them where it writes the tables.
@@ -443,6 +466,7 @@ def job_progress(job: DrawJob) -> dict:
         "done_groups": done,
         "percent": percent,
         "error": job.error,
+        "failure": job.failure,
         "digest": job.digest,
         "finished": job.finished,
     }

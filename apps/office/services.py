@@ -12,6 +12,7 @@ from apps.core.permissions import Actor, require_organizer
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
 from apps.silli.swiss_system import round_virtual_points
+from apps.stages.feasibility import require_drawable
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import locked, move
 from apps.standings.freshness import schedule_recomputes
@@ -46,6 +47,8 @@ def start_draw(user: Actor, stage: Stage, seed: str) -> DrawJob:
             )
         if stage.is_swiss:
             _check_swiss_rounds(stage)
+        else:
+            require_drawable(stage)
         running = stage.draw_jobs.filter(status__in=DrawJob.UNFINISHED).order_by("-id").first()
         if running is not None:
             raise ActionError(

@@ -44,6 +44,8 @@ from apps.silli.lab import LabReport
 from apps.silli.lab.report import Measures
 from apps.silli.lab.results import FORM_SD
 from apps.stages import services as setup
+from apps.stages.feasibility import message as feasibility_message
+from apps.stages.feasibility import settings_warning, stage_feasibility
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.pages import action_failed, manage_url, organizer_page, visible_stage
 from apps.stages.settings_catalog import Text
@@ -191,6 +193,7 @@ def _manage_page(
         "round_deadline": round_deadline(group),
         "adjudicator_note": adjudicator_note(group),
         "late_form": late_form or LateEntrantForm(),
+        "draw_warning": settings_warning(stage),
     }
     return render(request, "stages/manage.html", context, status=status)
 
@@ -323,6 +326,7 @@ def draw_progress(request: HttpRequest, stage: Stage, job_id: int) -> HttpRespon
     )
     rows = group_rows(stage.groups.order_by("number")) if reviewable else []
     context = {
+        **_failure_context(stage, job),
         "tournament": stage.tournament,
         "stage": stage,
         "job": job,
@@ -333,6 +337,26 @@ def draw_progress(request: HttpRequest, stage: Stage, job_id: int) -> HttpRespon
         "can_publish": reviewable and stage.status == Stage.Status.DRAWN,
     }
     return render(request, "stages/draw_progress.html", context)
+
+
+def _failure_context(stage: Stage, job: DrawJob) -> dict[str, object]:
+    """What a failed draw's page offers next: never a retry that cannot succeed.
+
+    ``failure``: ``settings`` when the stage's settings cannot be drawn with its entrants
+    (said with the nearest workable settings; the way out is to change them), ``engine``
+    when the engine refused with this seed (the same seed fails again: another seed, or
+    other settings), ``other`` when the job stopped (cancelled, lost, out of time: the same
+    seed may succeed)."""
+    if job.status != DrawJob.Status.FAILED:
+        return {}
+    found = None if stage.is_swiss else stage_feasibility(stage)
+    if found is not None and not found.ok:
+        return {"failure": "settings", "failure_message": feasibility_message(found)}
+    if job.failure == DrawJob.Failure.SETTINGS:
+        return {"failure": "settings", "failure_message": ""}
+    if job.failure == DrawJob.Failure.ENGINE:
+        return {"failure": "engine"}
+    return {"failure": "other"}
 
 
 @require_POST
@@ -564,6 +588,7 @@ def stage_new(request: HttpRequest, cup: Tournament) -> HttpResponse:
                     _("The %(kind)s is stage %(order)s of %(name)s.")
                     % {"kind": stage.get_kind_display(), "order": stage.order, "name": cup.name},
                 )
+                _warn_settings(request, stage)
                 return redirect(cup.get_absolute_url())
     context = {
         "form": form,
@@ -602,6 +627,7 @@ def stage_edit(request: HttpRequest, stage: Stage) -> HttpResponse:
                     _("The settings of the %(kind)s are saved.")
                     % {"kind": stage.get_kind_display()},
                 )
+                _warn_settings(request, stage)
                 return redirect(cup.get_absolute_url())
     context = {
         "form": form,
@@ -609,8 +635,17 @@ def stage_edit(request: HttpRequest, stage: Stage) -> HttpResponse:
         "tournament": cup,
         "stage": stage,
         "entrant_count": stage.entries.count(),
+        "draw_warning": settings_warning(stage),
     }
     return render(request, "office/stage_form.html", context, status=status)
+
+
+def _warn_settings(request: HttpRequest, stage: Stage) -> None:
+    """Saved, but the draw will not make what the settings ask (or cannot draw them with
+    the entrants so far): say so, with the nearest workable settings."""
+    warning = settings_warning(stage)
+    if warning:
+        messages.warning(request, warning)
 
 
 @require_POST

@@ -67,6 +67,12 @@ class PreviewSerializer(serializers.Serializer):
     provisional = serializers.BooleanField()
     confirmed = serializers.BooleanField()
     blockers = serializers.ListField(child=serializers.CharField())
+    draw_note = serializers.CharField(
+        allow_null=True,
+        help_text="What the next stage's draw makes of this many entrants when it is not what "
+        "its smallest group asks for (fewer, larger groups); null otherwise. When the next "
+        "stage cannot be drawn at all, the sentence is among the blockers.",
+    )
     qualifiers = DecisionSerializer(many=True)
     cuts = CutSerializer(many=True)
     reserves = DecisionSerializer(many=True)
@@ -103,6 +109,7 @@ def preview_data(preview: services.Preview) -> dict:
         "provisional": preview.provisional,
         "confirmed": preview.confirmed,
         "blockers": preview.blockers,
+        "draw_note": preview.draw_note or None,
         "qualifiers": [_decision(d, entrants) for d in (outcome.qualifiers if outcome else [])],
         "cuts": [
             {
@@ -235,9 +242,12 @@ class DeclineView(APIView):
 class ConfirmView(APIView):
     """Confirm the qualifiers: the next stage gets them and the pre-qualified entrants as its
     entrants and is ready to draw (organizers; the stage must be closed). Answers with the
-    next stage."""
+    next stage. Refused with 422 (``draw_impossible``) when the next stage cannot be drawn
+    with that many entrants: the message names the nearest workable settings."""
 
-    @extend_schema(request=None, responses={200: StageSerializer, **error_responses(403, 404, 409)})
+    @extend_schema(
+        request=None, responses={200: StageSerializer, **error_responses(403, 404, 409, 422)}
+    )
     def post(self, request, pk: int) -> Response:
         following = services.confirm(request.user, stage_for_action(request, pk))
         return Response(StageSerializer(counted_stage_for_reading(request, following.pk)).data)

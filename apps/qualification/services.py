@@ -28,6 +28,8 @@ from apps.groups.models import Group
 from apps.scoring import qualification as q
 from apps.scoring.points import points_text
 from apps.silli.entrants import entrants_digest
+from apps.stages.feasibility import QUALIFIERS, require_drawable, stage_feasibility
+from apps.stages.feasibility import message as feasibility_message
 from apps.stages.models import Stage
 from apps.stages.services import locked, move
 from apps.standings.fallback import fallback_keys, points_lost_before
@@ -158,6 +160,10 @@ class Preview:
     confirmed: bool = False
     # persons holding more places than the next stage will have groups: (groups, entries)
     crowded: list[tuple[int, list[Entrant]]] = field(default_factory=list)
+    # the next stage cannot be drawn with this many entrants (also among the blockers)
+    draw_problem: str = ""
+    # the next stage's draw makes other groups than its smallest group asks for
+    draw_note: str = ""
 
     @property
     def provisional(self) -> bool:
@@ -200,8 +206,19 @@ def preview(stage: Stage) -> Preview:
     if confirmed:
         blockers.append(_("The qualification is confirmed: the next stage has its entrants."))
     crowded = []
+    draw_problem = draw_note = ""
     if outcome and following is not None and not confirmed:
-        crowded = _crowded(outcome, adjustments, entrants, following)
+        qualified = {d.candidate.id for d in outcome.qualifiers}
+        prequalified = {a.entrant_id for a in adjustments if a.kind == Adjustment.Kind.PREQUALIFIED}
+        total = len(qualified | prequalified)
+        found = stage_feasibility(following, total) if total else None
+        if found is not None and not found.ok:
+            draw_problem = feasibility_message(found, who=QUALIFIERS) or ""
+            blockers.append(draw_problem)
+        elif found is not None:
+            draw_note = feasibility_message(found, who=QUALIFIERS) or ""
+        groups = len(found.sizes) if found is not None and found.sizes else None
+        crowded = _crowded(outcome, adjustments, entrants, following, groups)
         blockers += _crowded_blockers(crowded)
     return Preview(
         stage=stage,
@@ -215,6 +232,8 @@ def preview(stage: Stage) -> Preview:
         blockers=blockers,
         confirmed=confirmed,
         crowded=crowded,
+        draw_problem=draw_problem,
+        draw_note=draw_note,
     )
 
 
@@ -239,10 +258,15 @@ def _pending_standings_blockers(stage: Stage) -> list[str]:
 
 
 def _crowded(
-    outcome: q.Outcome, adjustments: list[Adjustment], entrants: dict, following: Stage
+    outcome: q.Outcome,
+    adjustments: list[Adjustment],
+    entrants: dict,
+    following: Stage,
+    groups: int | None = None,
 ) -> list[tuple[int, list[Entrant]]]:
     """One person's entries must sit in different groups: the persons holding more places
-    than the next stage will have groups, each as (groups, their entries best first)."""
+    than the next stage will have groups (``groups``: as its division makes them, when
+    known), each as (groups, their entries best first)."""
     qualified = [entrants[d.candidate.id] for d in outcome.qualifiers]
     ids = {e.pk for e in qualified}
     held = qualified + [
@@ -250,7 +274,8 @@ def _crowded(
         for a in adjustments
         if a.kind == Adjustment.Kind.PREQUALIFIED and a.entrant_id not in ids
     ]
-    groups = max(1, len(held) // following.min_group_size)
+    if groups is None:
+        groups = max(1, len(held) // following.min_group_size)
     places: dict[str, list[Entrant]] = {}
     for entrant in held:
         places.setdefault(entrant.person, []).append(entrant)
@@ -474,6 +499,15 @@ def confirm(user: Actor, stage: Stage) -> Stage:
                 _("The next stage is %(status)s, not open for entrants.")
                 % {"status": following.get_status_display().lower()}
             )
+        if result.draw_problem and following is not None and stage.status == Stage.Status.CLOSED:
+            # The next stage's draw stands in the way: said with its own code (and whatever
+            # else stands in the way with it).
+            try:
+                require_drawable(following, result.total, who=QUALIFIERS, field="qualify_value")
+            except ActionError as error:
+                error.message = " ".join(result.blockers)
+                error.args = (error.message,)
+                raise
         if result.blockers:
             raise ActionError(ErrorCode.WRONG_STATUS, " ".join(result.blockers))
         outcome = result.outcome

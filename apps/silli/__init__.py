@@ -7,6 +7,8 @@ Pure Python (no Django), deterministic and typed. The parts, one module each:
   certificate) and selection (natural, reserve, searched, all-odd);
 * :mod:`~apps.silli.circle` — who plays whom with which colour;
 * :mod:`~apps.silli.division` — splitting a stage into groups;
+* :mod:`~apps.silli.feasibility` — which group sizes have a formula, what the division makes
+  of N entrants, and the nearest workable settings when nothing can be drawn;
 * :mod:`~apps.silli.seating` — seating a group so no forbidden pair meets;
 * :mod:`~apps.silli.roundrobin` — Berger tables for small groups;
 * :mod:`~apps.silli.systems` — the pairing systems (Silli, round robin) behind one

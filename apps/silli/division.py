@@ -59,14 +59,21 @@ def divide(
     rng: ChanceStream,
     settings: DivisionSettings,
     earlier_group: Mapping[str, str] | None = None,
+    sizes: Sequence[int] | None = None,
 ) -> list[list[Entrant]]:
     """Split entrants into groups; each group's list is sorted by code.
 
     ``earlier_group`` maps entrant codes to the group they played in the
     previous stage (absent for entrants who did not, e.g. pre-qualified).
+    ``sizes``: the groups' sizes, within one of each other, larger first (default:
+    :func:`group_sizes`; the draw passes those of
+    :func:`~apps.silli.feasibility.stage_sizes`, which can be drawn).
     """
     earlier_group = earlier_group or {}
-    sizes = group_sizes(len(entrants), settings.min_group_size)
+    if sizes is None:
+        sizes = group_sizes(len(entrants), settings.min_group_size)
+    if sum(sizes) != len(entrants) or max(sizes) - min(sizes) > 1:
+        raise DivisionError(f"group sizes {list(sizes)[:5]} do not fit {len(entrants)} entrants")
     g = len(sizes)
     ordered = sorted(entrants, key=lambda e: e.code)
     _check_persons(ordered, g)

@@ -19,6 +19,7 @@ from typing import cast
 
 from .division import DivisionSettings, divide
 from .entrants import Entrant, entrants_digest
+from .feasibility import feasibility, stage_sizes
 from .records import DrawError as DrawError
 from .records import Game as Game
 from .records import GroupDraw as GroupDraw
@@ -180,7 +181,35 @@ def divide_stage(
         ChanceStream(seed, "division"),
         DivisionSettings(settings.min_group_size, settings.balance_ratings),
         earlier_group,
+        sizes=division_sizes_of(len(entrants), settings),
     )
+
+
+def division_sizes_of(total: int, settings: DrawSettings) -> list[int]:
+    """The group sizes of ``total`` entrants with ``settings`` (docs/silli.md §7): the most
+    groups of at least the smallest group size whose sizes all have a formula (a closed
+    circle); a :class:`DrawError` saying why and what would work when there are none."""
+    if total < 1:
+        raise DrawError("a stage needs at least one entrant")
+    sizes = stage_sizes(
+        total,
+        settings.min_group_size,
+        format=settings.format,
+        games=settings.games_per_player,
+        odd=settings.odd,
+        formula=settings.formula,
+    )
+    if sizes is None:
+        found = feasibility(
+            total,
+            settings.games_per_player,
+            settings.min_group_size,
+            format=settings.format,
+            odd=settings.odd,
+            formula=settings.formula,
+        )
+        raise DrawError(found.sentence)
+    return sizes
 
 
 def draw_group(

@@ -18,7 +18,7 @@ pair of seats) and names the seats that break a principle.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -277,9 +277,53 @@ def search_formula(n: int, k: int, odd: bool = False) -> Formula | None:
     return next(valid_formulas(n, k, odd), None)
 
 
-def valid_formulas(n: int, k: int, odd: bool = False, smallest: int = 1) -> Iterator[Formula]:
+class _OutOfBudget(Exception):
+    pass
+
+
+@lru_cache(maxsize=4096)
+def formula_exists(n: int, k: int, odd: bool = False, budget: int | None = None) -> bool | None:
+    """Whether a valid formula of k numbers exists for n seats (of odd numbers only when
+    ``odd``): the answer of :func:`search_formula`, but quicker where it can be (the counting
+    bound, the natural and reserve formulas first).
+
+    ``budget`` bounds the search by the numbers it may try; ``None`` when it ran out before
+    knowing (no budget: the exhaustive search, which for 12 or more games near the smallest
+    circles can take minutes).
+    """
+    if k < 1 or n < counting_lower_bound(k, odd=odd, even_n=n % 2 == 0):
+        return False
+    for reserve in (False, True):
+        if is_valid(n, greedy_formula(k, odd=odd, reserve=reserve)):
+            return True
+    if budget is None:
+        return search_formula(n, k, odd) is not None
+    left = [budget]
+
+    def tick() -> None:
+        left[0] -= 1
+        if left[0] < 0:
+            raise _OutOfBudget
+
+    try:
+        return next(valid_formulas(n, k, odd, tick=tick), None) is not None
+    except _OutOfBudget:
+        return None
+
+
+def valid_formulas(
+    n: int,
+    k: int,
+    odd: bool = False,
+    smallest: int = 1,
+    *,
+    tick: Callable[[], None] | None = None,
+) -> Iterator[Formula]:
     """Every valid formula of k numbers in ``[smallest, n/2)``: by largest element,
     then lexicographic.
+
+    ``tick`` is called once for every number tried (a caller's way to bound the work:
+    it may raise to stop the search).
 
     With ``smallest = m`` every formula found keeps m consecutive seats apart
     (no two of them are a formula number away from each other).
@@ -295,8 +339,10 @@ def valid_formulas(n: int, k: int, odd: bool = False, smallest: int = 1) -> Iter
     for largest in range(first + step * (k - 1), (n - 1) // 2 + 1, step):
         r = [0] * n
         signed: list[int] = []
+        if tick is not None:
+            tick()
         if _try_add(n, largest, signed, r):
-            yield from _extend(n, k, largest, step, first, [largest], signed, r)
+            yield from _extend(n, k, largest, step, first, [largest], signed, r, tick)
 
 
 def _extend(
@@ -308,17 +354,20 @@ def _extend(
     members: list[int],
     signed: list[int],
     r: list[int],
+    tick: Callable[[], None] | None = None,
 ) -> Iterator[Formula]:
     if len(members) == k:
         yield tuple(sorted(members))
         return
     need = k - len(members)
     for d in range(start, largest - step * (need - 1), step):
+        if tick is not None:
+            tick()
         r2 = r.copy()
         s2 = signed.copy()
         if _try_add(n, d, s2, r2):
             members.append(d)
-            yield from _extend(n, k, largest, step, d + step, members, s2, r2)
+            yield from _extend(n, k, largest, step, d + step, members, s2, r2, tick)
             members.pop()
 
 

@@ -24,12 +24,16 @@ class DrawError(ValueError):
         nation: str | None = None,
         count: int | None = None,
         bound: int | None = None,
+        seed_independent: bool = False,
     ) -> None:
         super().__init__(message)
         self.group = group
         self.nation = nation
         self.count = count
         self.bound = bound
+        self.seed_independent = seed_independent
+        """True when no seed can draw it (a nation beyond every formula's bound): the
+        settings or the entrants must change, not the seed."""
 
 
 class Seat(NamedTuple):

@@ -345,6 +345,9 @@ def _seating_error(
     bound = max(independence_bound(n, f) for f in tried)
     names = ", ".join(formula_text(f) for f in tried)
     where = f"Group {number} ({n} seats, {games} games per player)"
+    # Beyond a bound no seed helps: every group of another division holds as many of the
+    # nation, give or take one (docs/silli.md §7).
+    beyond = settings.separate_nations and (count > n // 2 or count > bound)
     advice = (
         "allow some same-nation games for this group, change the number of games, "
         "or change the group size"
@@ -373,4 +376,6 @@ def _seating_error(
             f"could not all be kept apart (formulas tried: {names})."
         )
         nation, count = None, None  # type: ignore[assignment]
-    return DrawError(message, group=number, nation=nation, count=count, bound=bound)
+    return DrawError(
+        message, group=number, nation=nation, count=count, bound=bound, seed_independent=beyond
+    )

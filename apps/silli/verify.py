@@ -24,6 +24,7 @@ from .division import group_sizes
 from .draw import (
     DrawError,
     DrawSettings,
+    division_sizes_of,
     draw_stage,
     earlier_groups_digest,
     groups_digest,
@@ -106,7 +107,10 @@ def _check_constraints(
     if system.one_group:
         expected_sizes = [len(entrants)] if entrants else []
     else:
-        expected_sizes = group_sizes(len(entrants), settings.min_group_size)
+        try:
+            expected_sizes = division_sizes_of(len(entrants), settings)
+        except DrawError:
+            expected_sizes = group_sizes(len(entrants), settings.min_group_size)
     sizes = [len(g.get("seats", [])) for g in groups]
     if sizes != expected_sizes:
         problems.append(f"group sizes {sizes[:5]}… are not the expected {expected_sizes[:5]}…")

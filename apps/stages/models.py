@@ -281,6 +281,14 @@ class DrawJob(Job):
         SUCCEEDED = "succeeded", _("Done")
         FAILED = "failed", _("Failed")
 
+    class Failure(TextChoices):
+        """Why a failed draw failed, for what its page offers next (never a retry that
+        cannot succeed)."""
+
+        OTHER = "", _("Stopped (cancelled, lost or out of time): the same seed may succeed")
+        ENGINE = "engine", _("The engine refused: the same seed fails again")
+        SETTINGS = "settings", _("The settings cannot be drawn with these entrants")
+
     # A job not heard from for this long is resumed (its remaining steps queued again): a
     # lost task (a killed worker, a broker outage) then costs minutes, not the broker's
     # redelivery hour. Every step is idempotent, so resuming a job that was only slow repeats
@@ -302,6 +310,7 @@ class DrawJob(Job):
         default=0, help_text="groups drawn so far (each counted once, when its result is stored)"
     )
     digest = models.CharField(max_length=64, blank=True)
+    failure = models.CharField(max_length=16, choices=Failure.choices, default="", blank=True)
 
     class Meta(Job.Meta):
         constraints = [one_unfinished_per("stage", name="draw_job_one_unfinished_per_stage")]

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from .feasibility import draw_check
 from .models import GAMES_MAX, Stage, Tournament
 from .services import stage_defaults, suggested_kind
 from .settings_catalog import STAGE_SETTINGS, TOURNAMENT_SETTINGS, Catalog, Setting
@@ -99,6 +100,19 @@ class TournamentSerializer(serializers.ModelSerializer):
         return reverse("api-tournament-detail", args=[tournament.slug])
 
 
+# A stage's draw check (``apps.stages.feasibility.draw_check``), as the schema describes it.
+DRAW_CHECK = {
+    "type": "object",
+    "nullable": True,
+    "properties": {
+        "status": {"type": "string", "enum": ["ok", "adjusted", "impossible", "note"]},
+        "group_sizes": {"type": "array", "items": {"type": "integer"}, "nullable": True},
+        "message": {"type": "string", "nullable": True},
+    },
+    "required": ["status", "group_sizes", "message"],
+}
+
+
 class StageSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     tournament: serializers.SlugRelatedField[Tournament] = serializers.SlugRelatedField(
@@ -131,6 +145,13 @@ class StageSerializer(serializers.ModelSerializer):
     entrant_count = serializers.IntegerField(read_only=True)
     group_count = serializers.IntegerField(read_only=True)
     groups_url = serializers.SerializerMethodField()
+    draw_check = serializers.SerializerMethodField(
+        help_text="Before the draw of a Silli stage: what the draw makes of its entrants so far "
+        "(status ok, adjusted: fewer, larger groups than the smallest group asks, or "
+        "impossible; note: no entrants yet, the smallest group alone cannot be drawn), the "
+        "group sizes and a sentence naming the nearest workable settings; null when there is "
+        "nothing to say (drawn, another format)."
+    )
 
     class Meta:
         model = Stage
@@ -147,6 +168,7 @@ class StageSerializer(serializers.ModelSerializer):
             "entrant_count",
             "group_count",
             "groups_url",
+            "draw_check",
             "registration_closed_at",
             "drawn_at",
             "published_at",
@@ -158,6 +180,10 @@ class StageSerializer(serializers.ModelSerializer):
 
     def get_groups_url(self, stage: Stage) -> str:
         return f"{reverse('api-group-list')}?stage={stage.pk}"
+
+    @extend_schema_field(DRAW_CHECK)
+    def get_draw_check(self, stage: Stage) -> dict | None:
+        return draw_check(stage, getattr(stage, "entrant_count", None))
 
 
 # ---------------------------------------------------------------------------

@@ -27,11 +27,13 @@ from typing import Any, ClassVar, Literal, cast
 from django.utils.translation import gettext as _
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.silli.feasibility import feasibility
 from apps.silli.formats import Format
-from apps.silli.formula import NoFormulaError, choose_formula, counting_lower_bound
+from apps.silli.formula import counting_lower_bound
 from apps.silli.lab import Qualification, RoundRobinFormat, SilliFormat, SwissFormat
 from apps.silli.lab.formats import Tiebreak
 from apps.silli.swiss.acceleration import Acceleration
+from apps.stages.feasibility import message as feasibility_message
 from apps.stages.models import (
     GAMES_MAX,
     GAMES_MIN,
@@ -245,13 +247,10 @@ class SilliCandidate:
                     )
                     % {"size": size, "least": least, "games": games},
                 )
-            elif players >= 2:
-                for n in _group_sizes(players, size):
-                    try:
-                        choose_formula(n, games)
-                    except NoFormulaError as error:
-                        wrong("group_size", str(error))
-                        break
+            elif players >= 1:
+                found = feasibility(players, games, size)
+                if not found.ok:
+                    wrong("group_size", feasibility_message(found) or "")
         balance = _bool(raw.get("balance_ratings", False))
         if wrong_fields or size is None or games is None:
             return None
@@ -452,12 +451,6 @@ CANDIDATES: dict[Format, type[Candidate]] = {
     c.kind: c for c in (SilliCandidate, RoundRobinCandidate, SwissCandidate)
 }
 """Each format's candidate class."""
-
-
-def _group_sizes(players: int, group_size: int) -> set[int]:
-    """The sizes of the groups the division makes (sizes within one, larger first)."""
-    count = max(1, players // group_size)
-    return {players // count, -(-players // count)}
 
 
 def parse_candidate(raw: Any, index: int, players: int, problems: Problems) -> Candidate | None:
