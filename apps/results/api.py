@@ -576,7 +576,7 @@ class ResultImportJobSerializer(serializers.Serializer):
     phase = serializers.CharField(
         allow_blank=True,
         help_text="checking (reading the file) or saving (checking the games and writing "
-        "them) once it ran; empty before."
+        "them) once it ran; empty before.",
     )
     total_lines = serializers.IntegerField(help_text="The file's lines.")
     done_lines = serializers.IntegerField(help_text="The lines read so far.")

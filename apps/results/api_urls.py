@@ -8,9 +8,9 @@ from .api import (
     GameView,
     GroupDirectorView,
     GroupResultImportView,
-    ResultImportJobView,
     ReportConfirmView,
     ReportDisputeView,
+    ResultImportJobView,
     StageResultImportView,
     WithdrawalView,
 )

@@ -199,6 +199,17 @@ def _forget_old_previews(now: datetime) -> None:
     ).exclude(text="").update(text="")
 
 
+def _stop_late(stage: Stage, now: datetime) -> None:
+    """Fail the stage's unfinished jobs past ``ResultImportJob.TIME_LIMIT``: lost, they block
+    its imports no more. (Those only quiet are the sweep's to queue again.)"""
+    late = stage.result_import_jobs.filter(
+        status__in=ResultImportJob.UNFINISHED,
+        created_at__lt=now - ResultImportJob.TIME_LIMIT,
+    )
+    for pk in late.values_list("pk", flat=True):
+        ResultImportJob.fail(pk, ResultImportJob.time_limit_message())
+
+
 def _start(
     user: Actor,
     stage: Stage,
@@ -216,7 +227,7 @@ def _start(
         stage = locked(stage)
         now = timezone.now()
         _forget_old_previews(now)
-        ResultImportJob.stalled(now, stage.result_import_jobs.all())  # past their time limit
+        _stop_late(stage, now)
         imports.refuse_while_job_runs(stage, group)
         if preview is not None:
             preview = ResultImportJob.objects.select_for_update(no_key=True).get(pk=preview.pk)
@@ -285,7 +296,9 @@ def confirm_import(user: Actor, preview: ResultImportJob) -> ResultImportJob:
     """Start the import a succeeded dry run previewed, from the file it kept (refused once
     it was confirmed, or after :data:`KEEP_PREVIEW`)."""
     stage = imports.import_scope(user, group=preview.group, stage=preview.stage)
-    return _start(user, stage, preview.group, "", preview.file_format, dry_run=False, preview=preview)
+    return _start(
+        user, stage, preview.group, "", preview.file_format, dry_run=False, preview=preview
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -506,7 +506,7 @@ def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
             )
             % {"found": ", ".join(header) or _("nothing")},
         )
-    lines = []
+    lines: list[Line] = []
     width = len(names)
     checked: dict[str, list[str]] = {}  # the problems of each result code met, checked once
     latest = _latest_date()
@@ -1200,7 +1200,7 @@ def refuse_while_job_runs(stage: Stage, group: Group | None) -> None:
 
 
 def apply_lines(
-    user: Actor,
+    user: Actor | None,
     stage: Stage,
     group: Group | None,
     lines: Sequence[Line],
@@ -1210,9 +1210,9 @@ def apply_lines(
     job: int | None = None,
 ) -> ImportReport:
     """Check the lines read against the games and, unless ``dry_run``, apply them — every
-    one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
-    their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the audit
-event), a savepoint."""
+        one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
+        their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the audit
+    event), a savepoint."""
     with _cycle_collection_paused():
         if dry_run:
             scope = _Scope.read(stage, group)
@@ -1250,7 +1250,7 @@ def _cycle_collection_paused() -> Iterator[None]:
 
 
 def _apply(
-    user: Actor, scope: _Scope, plan: _Plan, file_format: str, job: int | None = None
+    user: Actor | None, scope: _Scope, plan: _Plan, file_format: str, job: int | None = None
 ) -> None:
     """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
     audit events, the standings marks of the groups whose results changed."""

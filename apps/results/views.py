@@ -42,6 +42,7 @@ from apps.stages.pages import manage_url, organizer_page
 from apps.standings.crosstable import build
 from apps.standings.display import colour_columns, compact_cells
 
+from . import import_jobs
 from .closing import play_deadline
 from .forms import (
     DirectorForm,
@@ -50,7 +51,6 @@ from .forms import (
     ResultImportUploadForm,
     WithdrawalForm,
 )
-from . import import_jobs
 from .history import game_history, recent_changes, result_label
 from .imports import ImportReport, import_results, running_job
 from .models import ResultImportJob
@@ -478,9 +478,7 @@ def _start_job(
     return redirect(import_jobs.page_url(job))
 
 
-def _job_page(
-    request: HttpRequest, stage: Stage, group: Group | None, job_id: int
-) -> HttpResponse:
+def _job_page(request: HttpRequest, stage: Stage, group: Group | None, job_id: int) -> HttpResponse:
     """A results import job's progress bar (polled by ``results-import-progress.js``; a
     refresh without JavaScript), then its outcome: a dry run's preview with its
     confirmation, what was imported, or every bad line."""

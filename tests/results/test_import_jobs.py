@@ -124,7 +124,11 @@ def test_a_big_csv_is_imported_by_a_job_followed_at_its_address(
     assert progress["percent"] == 100
     assert progress["games"] == len(games)
     result = progress["result"]
-    assert (result["applied"], result["results"], result["unchanged"]) == (len(games), len(games), 0)
+    assert (result["applied"], result["results"], result["unchanged"]) == (
+        len(games),
+        len(games),
+        0,
+    )
     assert [r for r, _v in results(group)] == ["1-0"] * len(games)
     job.refresh_from_db()
     assert job.text == ""  # the file is let go once applied
@@ -348,6 +352,21 @@ def test_a_lost_job_is_queued_again_by_the_sweep(world, no_worker):
     import_jobs.start_import(td, group=group, text=csv_file(games_of(group)))
 
 
+def test_a_lost_job_past_its_time_limit_is_stopped_when_the_next_import_starts(world, no_worker):
+    td, group = world.users["td"], world.group
+    lost = import_jobs.start_import(td, group=group, text=csv_file(games_of(group)))
+    with pytest.raises(ActionError):
+        import_jobs.start_import(td, group=group, text=csv_file(games_of(group)))
+    ResultImportJob.objects.filter(pk=lost.pk).update(
+        status=ResultImportJob.Status.RUNNING,
+        created_at=timezone.now() - ResultImportJob.TIME_LIMIT - timedelta(seconds=1),
+    )
+    import_jobs.start_import(td, group=group, text=csv_file(games_of(group)))
+    lost.refresh_from_db()
+    assert lost.status == ResultImportJob.Status.FAILED
+    assert AuditEvent.objects.filter(action=Action.RESULTS_IMPORT_FAILED).count() == 1
+
+
 def test_an_error_in_the_task_fails_the_job(world, no_worker, monkeypatch):
     td, group = world.users["td"], world.group
     job = import_jobs.start_import(td, group=group, text=csv_file(games_of(group)))
@@ -432,8 +451,8 @@ def test_the_page_flow_upload_progress_preview_confirm_imported(
     assert answer["Location"] == page(group, "group-results-import-job", preview.pk)
     shown = client.get(answer["Location"]).content.decode()
     assert 'id="import-preview"' in shown
-    assert 'id="count-results">%s<' % len(games) in shown
-    assert "Confirm: import %s games" % len(games) in shown
+    assert f'id="count-results">{len(games)}<' in shown
+    assert f"Confirm: import {len(games)} games" in shown
     assert 'id="results-import-progress"' in shown and 'value="100"' in shown
     assert [r for r, _v in results(group)] == [""] * len(games)
 
@@ -444,13 +463,14 @@ def test_the_page_flow_upload_progress_preview_confirm_imported(
     assert confirmed["Location"] == page(group, "group-results-import-job", job.pk)
     done = client.get(confirmed["Location"]).content.decode()
     assert 'id="imported"' in done
-    assert "Imported: %s games changed, 0 unchanged." % len(games) in done
-    assert 'href="%s"' % page(group, "group-results") in done
+    assert f"Imported: {len(games)} games changed, 0 unchanged." in done
+    assert f'href="{page(group, "group-results")}"' in done
     assert [r for r, _v in results(group)] == ["0-1"] * len(games)
     # the preview is confirmed once
-    assert "This preview was confirmed." in client.get(
-        page(group, "group-results-import-job", preview.pk)
-    ).content.decode()
+    assert (
+        "This preview was confirmed."
+        in client.get(page(group, "group-results-import-job", preview.pk)).content.decode()
+    )
     again = client.post(page(group, "group-results-import-job-confirm", preview.pk))
     assert ResultImportJob.objects.count() == 2
     assert again["Location"] == page(group, "group-results-import-job", preview.pk)
