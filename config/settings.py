@@ -348,6 +348,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "apps.office.tasks.resume_stalled_draws",
         "schedule": 60.0,
     },
+    # Results import jobs whose task was lost (a killed worker) run again from their file.
+    "resume-stalled-result-imports": {
+        "task": "apps.results.tasks.resume_stalled_result_imports",
+        "schedule": 60.0,
+    },
     # Format lab runs whose task was lost go on the same way (apps/office/lab/runs.py stalled_runs).
     "resume-stalled-lab-runs": {
         "task": "apps.office.tasks.resume_stalled_lab_runs",
@@ -501,3 +506,6 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 REQUEST_BODY_MAX_BYTES = int(_ENV.get("REQUEST_BODY_MAX_BYTES", 32 * 1024 * 1024))
 # Entrant files with more data rows are imported by a Celery job (apps/entrants/jobs.py).
 ENTRANT_IMPORT_JOB_ROWS = int(_ENV.get("ENTRANT_IMPORT_JOB_ROWS", 5000))
+# Results files (CSV or PGN) of more characters than this are imported by a Celery job
+# (apps/results/import_jobs.py): about 2,000 PGN games, seconds in a request.
+RESULT_IMPORT_JOB_CHARS = int(_ENV.get("RESULT_IMPORT_JOB_CHARS", 200_000))

@@ -85,6 +85,8 @@ class Action(StrEnum):
     NOTIFICATIONS_PREFERENCES_CHANGED = "notifications.preferences_changed"  # e-mail choices
     # results, in bulk (every game whose result it set also gets its own result.entered)
     RESULTS_IMPORTED = "results.imported"  # a CSV/PGN file of results (counts, game ids)
+    RESULTS_IMPORT_STARTED = "results.import_started"  # a big results import queued as a job
+    RESULTS_IMPORT_FAILED = "results.import_failed"  # a results import job wrote nothing
     # results players report (the opponent confirms: the game also gets result.entered)
     RESULT_REPORTED = "result.reported"  # a player reported their game's result (report id)
     RESULT_REPORT_CONFIRMED = "result.report_confirmed"  # the opponent confirmed a report
@@ -170,6 +172,7 @@ def results_imported(
     entered: Iterable,
     scored: Iterable,
     unchanged: int,
+    job: int | None = None,
 ) -> AuditEvent:
     """A file of results was imported into ``group`` (or, without one, into ``stage``).
 
@@ -178,7 +181,8 @@ def results_imported(
     before) also gets its own ``result.entered`` event, marked with the import event's id
     (``data["import"]``): a game's history, its group's recent changes and the TDs' digest
     read those. ``scored`` are games finished before with the same result whose score or
-    finish date the file added (no result changed, so no event of their own).
+    finish date the file added (no result changed, so no event of their own). ``job``: the
+    results import job that applied the file, if one did.
     """
     entered, scored = list(entered), list(scored)
     event = record(
@@ -192,6 +196,7 @@ def results_imported(
         unchanged=unchanged,
         games=[g.pk for g in entered],
         scored_games=[g.pk for g in scored],
+        **({} if job is None else {"job": job}),
     )
     insert_rows(
         AuditEvent,

@@ -370,6 +370,16 @@ class SwissRoundsSerializer(serializers.Serializer):
     failure = serializers.CharField(
         help_text="Why the last request for the next round could not be paired (empty: none)."
     )
+    pairing = serializers.IntegerField(
+        allow_null=True,
+        help_text="The round an organizer asked for that is not paired yet and has no failure "
+        "since (null: none): its pairing waits for a worker or runs. A pairing whose worker "
+        "was lost is handed out again by the broker (Redis: within 20 minutes); the round "
+        "may also be asked for again.",
+    )
+    pairing_asked_at = serializers.DateTimeField(
+        allow_null=True, help_text="When that round was asked for (null: none is waiting)."
+    )
     due_at = serializers.DateTimeField(
         allow_null=True,
         help_text="The current round's deadline: its start plus the stage's swiss_round_days "

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import MultiPartParser
@@ -33,9 +33,10 @@ from apps.groups.services import assign_td
 from apps.stages.lookups import stage_for_action, stage_for_reading
 from apps.stages.permissions import visible_stages_filter
 
+from . import import_jobs
 from .history import game_events
 from .imports import ImportReport, import_results
-from .models import PGN_MAX_LENGTH, ResultReport
+from .models import PGN_MAX_LENGTH, ResultImportJob, ResultReport
 from .reports import (
     can_see_reports,
     confirm_report,
@@ -552,6 +553,56 @@ class ResultImportReportSerializer(serializers.Serializer):
     )
 
 
+class ResultImportJobSerializer(serializers.Serializer):
+    """A results import job's progress and, once it finished, its outcome."""
+
+    id = serializers.IntegerField()
+    stage = serializers.IntegerField(help_text="The stage's id.")
+    group = serializers.IntegerField(
+        allow_null=True, help_text="The group's id; null for an import into the whole stage."
+    )
+    format = serializers.ChoiceField(choices=FILE_FORMATS)
+    dry_run = serializers.BooleanField(
+        help_text="true: the job only checks the file and answers what it would do in result."
+    )
+    # A string, not an enumeration: the schema would name the enum after the field
+    # ("status"), the name the draw job's status has (see ENUM_NAME_OVERRIDES).
+    status = serializers.CharField(
+        help_text="pending (waiting for a worker), running, succeeded or failed."
+    )
+    status_display = serializers.CharField(
+        help_text="The status in words; a running job says what it does (reading, importing)."
+    )
+    phase = serializers.CharField(
+        allow_blank=True,
+        help_text="checking (reading the file) or saving (checking the games and writing "
+        "them) once it ran; empty before.",
+    )
+    total_lines = serializers.IntegerField(help_text="The file's lines.")
+    done_lines = serializers.IntegerField(help_text="The lines read so far.")
+    games = serializers.IntegerField(help_text="PGN games (CSV rows) read so far.")
+    percent = serializers.IntegerField(help_text="0 to 100 (100 once it succeeded).")
+    error = serializers.CharField(
+        allow_blank=True, help_text="Why it failed (empty unless it did)."
+    )
+    details = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The bad lines of a failed job as {line, message}, every one of them.",
+    )
+    result = serializers.DictField(
+        allow_null=True,
+        help_text="Once it succeeded: the import's answer as a request's 200 (format, "
+        "dry_run, applied, results, unchanged, errors), with scores_only and the first 500 "
+        "changes ({line, group_number, number, white, black, old, new, result_set, "
+        "finished_on, scored}). null before.",
+    )
+    finished = serializers.BooleanField()
+
+
+class ResultImportJobStartedSerializer(ResultImportJobSerializer):
+    url = serializers.CharField(help_text="The job's address: GET it to follow the job.")
+
+
 def _media_type(request) -> str:
     return (request.content_type or "").split(";")[0].strip().lower()
 
@@ -594,7 +645,23 @@ IMPORT_REQUEST = {
     "application/json": ResultImportJsonSerializer,
     "multipart/form-data": ResultImportFileSerializer,
 }
-IMPORT_RESPONSES = {200: ResultImportReportSerializer, **error_responses(400, 403, 404, 409)}
+IMPORT_RESPONSES = {
+    200: ResultImportReportSerializer,
+    202: ResultImportJobStartedSerializer,
+    **error_responses(400, 403, 404, 409),
+}
+
+
+def job_started(job: ResultImportJob) -> Response:
+    """The 202 answer to an import run as a job: its progress, its address (``url`` and
+    ``Location``)."""
+    job.refresh_from_db()  # where tasks run in this process, it has finished
+    url = import_jobs.api_url(job)
+    return Response(
+        {**import_jobs.job_progress(job), "url": url},
+        status=status.HTTP_202_ACCEPTED,
+        headers={"Location": url},
+    )
 
 
 class ResultImportViewBase(APIView):
@@ -607,7 +674,14 @@ class GroupResultImportView(ResultImportViewBase):
     organizers): every line or none, every bad line listed with its line number. Games are
     found by the players' entrant codes (PGN: also by their names, when unique in the
     group); a game finished already with the same result is left as it is. With
-    ``?dry_run=1`` the file is only checked."""
+    ``?dry_run=1`` the file is only checked.
+
+    A file of more characters than the server imports at once (200,000 unless configured)
+    is imported by a background job, dry run or not: the answer is 202 with the job's
+    progress and its address (``url``, also the ``Location`` header); GET it until
+    ``finished``, and find the outcome in its ``result`` (or the bad lines in ``details``).
+    One import into a group (or into its whole stage) at a time: another one answers 409
+    while a job waits or runs."""
 
     @extend_schema(
         parameters=[
@@ -621,6 +695,12 @@ class GroupResultImportView(ResultImportViewBase):
         group = group_for_reading(request, pk)
         require_result_entry(request.user, group)
         text, file_format, dry_run = import_request(request)
+        if import_jobs.runs_as_job(text):
+            return job_started(
+                import_jobs.start_import(
+                    request.user, group=group, text=text, file_format=file_format, dry_run=dry_run
+                )
+            )
         report = import_results(
             request.user, group=group, text=text, file_format=file_format, dry_run=dry_run
         )
@@ -630,7 +710,7 @@ class GroupResultImportView(ResultImportViewBase):
 class StageResultImportView(ResultImportViewBase):
     """Import results into the whole stage from a CSV or PGN file (organizers): as the
     group import, a game found in whichever group the two players meet (PGN names must be
-    unique in the stage)."""
+    unique in the stage). A big file runs as a job (202), as the group import's."""
 
     @extend_schema(
         parameters=[
@@ -643,7 +723,39 @@ class StageResultImportView(ResultImportViewBase):
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)
         text, file_format, dry_run = import_request(request)
+        if import_jobs.runs_as_job(text):
+            return job_started(
+                import_jobs.start_import(
+                    request.user, stage=stage, text=text, file_format=file_format, dry_run=dry_run
+                )
+            )
         report = import_results(
             request.user, stage=stage, text=text, file_format=file_format, dry_run=dry_run
         )
         return Response(report_data(report))
+
+
+class ResultImportJobView(APIView):
+    """A results import job: its progress, then its outcome (whoever may import into its
+    group — the group's TD, the organizers — or, for a stage's import, the organizers)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("id", int, OpenApiParameter.PATH, description="The job's id.")
+        ],
+        responses={200: ResultImportJobSerializer, **error_responses(403, 404)},
+    )
+    def get(self, request, pk: int) -> Response:
+        job = (
+            ResultImportJob.objects.select_related("stage__tournament", "group")
+            .filter(pk=pk)
+            .first()
+        )
+        if job is None:
+            raise NotFound(_("There is no results import job %(id)s.") % {"id": pk})
+        if job.group is not None:
+            job.group.stage = job.stage
+            require_result_entry(request.user, job.group)
+        else:
+            require_organizer(request.user, job.stage.tournament)
+        return Response(import_jobs.job_progress(import_jobs.stop_if_stalled(job)))

@@ -10,6 +10,7 @@ from .api import (
     GroupResultImportView,
     ReportConfirmView,
     ReportDisputeView,
+    ResultImportJobView,
     StageResultImportView,
     WithdrawalView,
 )
@@ -42,6 +43,11 @@ urlpatterns = [
         "stages/<id:pk>/results/import/",
         StageResultImportView.as_view(),
         name="api-stage-results-import",
+    ),
+    path(
+        "results-import-jobs/<id:pk>/",
+        ResultImportJobView.as_view(),
+        name="api-results-import-job",
     ),
     path("stages/<id:pk>/withdrawals/", WithdrawalView.as_view(), name="api-stage-withdrawals"),
 ]

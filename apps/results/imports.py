@@ -37,7 +37,7 @@ import gc
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -45,7 +45,7 @@ from typing import TextIO, cast
 
 import chess
 import chess.pgn
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -60,7 +60,7 @@ from apps.groups.models import Game, Group, Seat
 from apps.stages.models import Stage
 from apps.standings.freshness import schedule_recomputes
 
-from .models import PGN_MAX_LENGTH
+from .models import PGN_MAX_LENGTH, ResultImportJob
 from .notices import tell_players_of_import
 from .services import require_group_open, require_in_play, require_result_code
 from .settling import IMPORT, settle_reports
@@ -80,6 +80,11 @@ PGN_DATE = re.compile(r"(\d{4})\.(\d{2})\.(\d{2})")
 UNKNOWN_DATE = "????.??.??"
 # A PGN tag pair on a line of its own (as python-chess reads tags).
 TAG_LINE = chess.pgn.TAG_REGEX
+# Reading tells its progress (:data:`Progress`) after every this many games or rows.
+PROGRESS_EVERY = 1000
+
+# What reading tells as it goes: (the line reached, games or rows read so far).
+Progress = Callable[[int, int], None]
 
 
 # ---------------------------------------------------------------------------
@@ -480,12 +485,13 @@ def checked_game_score(game: Game, result: str, text: str) -> str:
     return stored
 
 
-def read_csv(text: str) -> list[Line]:
+def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
     """The lines of a results CSV: a header naming the columns ``white``, ``black``,
     ``result`` and optionally ``date`` and ``pgn`` (any order), then one game a line.
 
     A header that cannot be used refuses the file at once; every other problem stays with
-    its line (:attr:`Line.problems`) so that all of them are listed together.
+    its line (:attr:`Line.problems`) so that all of them are listed together. ``progress``
+    is told every :data:`PROGRESS_EVERY` rows.
     """
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     rows = _csv_rows(reader)
@@ -504,11 +510,13 @@ def read_csv(text: str) -> list[Line]:
             )
             % {"found": ", ".join(header) or _("nothing")},
         )
-    lines = []
+    lines: list[Line] = []
     width = len(names)
     checked: dict[str, list[str]] = {}  # the problems of each result code met, checked once
     latest = _latest_date()
     for number, row in rows:
+        if progress is not None and lines and len(lines) % PROGRESS_EVERY == 0:
+            progress(number, len(lines))
         if len(row) > width and any(map(str.strip, row[width:])):
             lines.append(
                 Line(
@@ -609,13 +617,18 @@ def read_pgn(text: str) -> list[Line]:
     return read_pgn_until(text)[0]
 
 
-def read_pgn_until(text: str) -> tuple[list[Line], Problem | None]:
+def read_pgn_until(
+    text: str, progress: Progress | None = None
+) -> tuple[list[Line], Problem | None]:
     """The games of a PGN file up to where it stops being readable as games, and (None if
-    it never does) where and why it stopped, with how many games were read."""
+    it never does) where and why it stopped, with how many games were read. ``progress`` is
+    told every :data:`PROGRESS_EVERY` games."""
     reader = _LineCountingReader(text.lstrip("\ufeff"))
     lines = []
     while (game := _read_score(reader)) is not None:
         lines.append(_pgn_line(game))
+        if progress is not None and len(lines) % PROGRESS_EVERY == 0:
+            progress(reader.number, len(lines))
     if reader.stopped_at is None:
         return lines, None
     count = len(lines)
@@ -670,10 +683,8 @@ def guess_format(text: str) -> str:
     return "pgn" if text.lstrip("\ufeff \t\r\n").startswith("[") else "csv"
 
 
-def read_lines(text: str, file_format: str) -> list[Line]:
-    """The file's lines, read as ``file_format`` (``csv`` or ``pgn``). A file with NUL
-    characters is refused before it is read, each line with one listed (no code, name, tag or
-    score can hold NUL: PostgreSQL's text cannot)."""
+def refuse_nul(text: str) -> None:
+    """Refuse a file with NUL characters, each line with one listed (400, ``bad_rows``)."""
     nul_lines = lines_with_nul(text)
     if nul_lines:
         raise _bad_lines(
@@ -688,11 +699,18 @@ def read_lines(text: str, file_format: str) -> list[Line]:
                 for number in nul_lines
             ]
         )
+
+
+def read_lines(text: str, file_format: str, progress: Progress | None = None) -> list[Line]:
+    """The file's lines, read as ``file_format`` (``csv`` or ``pgn``), telling ``progress``
+    as it goes. A file with NUL characters is refused before it is read, each line with one
+    listed (no code, name, tag or score can hold NUL: PostgreSQL's text cannot)."""
+    refuse_nul(text)
     stop = None
     if file_format == "pgn":
-        lines, stop = read_pgn_until(text)
+        lines, stop = read_pgn_until(text, progress)
     else:
-        lines = read_csv(text)
+        lines = read_csv(text, progress)
     if stop is not None:
         raise ActionError(
             ErrorCode.BAD_ROWS,
@@ -1104,28 +1122,102 @@ def import_results(
     dry_run: bool = False,
 ) -> ImportReport:
     """Import a file of results into ``group`` (its TD or an organizer) or, without a
-    group, into ``stage`` (organizers): every line or none.
+    group, into ``stage`` (organizers): every line or none, in this request. (A file too big
+    for a request is imported by a job: ``import_jobs.start_import``.)
 
     ``file_format`` is ``csv`` or ``pgn`` (None: guessed, see :func:`guess_format`). A dry
     run checks everything and writes nothing. Refusals: permission (403), the stage not in
-    play (409), an empty file (400), bad lines (400, ``bad_rows``, each with its line).
+    play (409), a results import job of the group or stage waiting or running (409, not for
+    a dry run), an empty file (400), bad lines (400, ``bad_rows``, each with its line).
     """
+    stage = import_scope(user, group=group, stage=stage)
+    file_format = checked_format(text, file_format)
+    if not dry_run:
+        refuse_while_job_runs(stage, group)
+    with _cycle_collection_paused():
+        lines = read_lines(text, file_format)
+        return apply_lines(user, stage, group, lines, file_format, dry_run=dry_run)
+
+
+def import_scope(user: Actor, *, group: Group | None, stage: Stage | None) -> Stage:
+    """Who may import into ``group`` (its TD, organizers) or ``stage`` (organizers), the
+    stage in play: the stage, or refused (403, 409)."""
     if group is not None:
         stage = group.stage
         require_result_entry(user, group)
     elif stage is not None:
         require_organizer(user, stage.tournament)
     else:
-        raise ValueError("import_results needs a group or a stage")
+        raise ValueError("an import needs a group or a stage")
     require_in_play(stage)
+    return stage
+
+
+def checked_format(text: str, file_format: str | None) -> str:
+    """``file_format`` (None: guessed from ``text``), refused unless csv or pgn (400)."""
     file_format = file_format or guess_format(text)
     if file_format not in FORMATS:
         raise ActionError(
             ErrorCode.INVALID_INPUT,
             _("%(format)r is no file format here; use csv or pgn.") % {"format": file_format},
         )
+    return file_format
+
+
+def running_job(stage: Stage, group: Group | None) -> ResultImportJob | None:
+    """The results import job waiting or running that an import into ``group`` (None: the
+    whole ``stage``) would overlap: one of the same group, or of the whole stage (for a
+    stage's import, of any of its groups)."""
+    jobs = ResultImportJob.objects.filter(stage=stage, status__in=ResultImportJob.UNFINISHED)
+    if group is not None:
+        jobs = jobs.filter(models.Q(group=group) | models.Q(group__isnull=True))
+    return jobs.select_related("group").order_by("-id").first()
+
+
+def refuse_while_job_runs(stage: Stage, group: Group | None) -> None:
+    """Refuse an import into ``group`` (or ``stage``) while a results import job into it
+    waits or runs (409), saying which one and how far it is."""
+    running = running_job(stage, group)
+    if running is None:
+        return
+    where = (
+        _("group %(number)s") % {"number": running.group.number}
+        if running.group is not None
+        else _("the whole stage")
+    )
+    raise ActionError(
+        ErrorCode.CONFLICT,
+        _(
+            "A results import into %(where)s is already %(status)s (started %(when)s, line "
+            "%(done)s of %(total)s read). Wait for it to finish, then import again."
+        )
+        % {
+            "where": where,
+            "status": _("waiting for a worker")
+            if running.status == ResultImportJob.Status.PENDING
+            else _("running"),
+            "when": timezone.localtime(running.created_at).strftime("%Y-%m-%d %H:%M"),
+            "done": running.done_lines,
+            "total": running.total_lines,
+        },
+    )
+
+
+def apply_lines(
+    user: Actor | None,
+    stage: Stage,
+    group: Group | None,
+    lines: Sequence[Line],
+    file_format: str,
+    *,
+    dry_run: bool,
+    job: int | None = None,
+) -> ImportReport:
+    """Check the lines read against the games and, unless ``dry_run``, apply them — every
+        one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
+        their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the audit
+    event), a savepoint."""
     with _cycle_collection_paused():
-        lines = read_lines(text, file_format)
         if dry_run:
             scope = _Scope.read(stage, group)
             plan = _judge(scope, lines, lock=False)
@@ -1140,7 +1232,7 @@ def import_results(
             require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
             if plan.problems:
                 raise _bad_lines(plan.problems)
-            _apply(user, scope, plan, file_format)
+            _apply(user, scope, plan, file_format, job)
     return ImportReport(file_format, False, [c for c, _g in plan.changes], plan.unchanged)
 
 
@@ -1161,7 +1253,9 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
+def _apply(
+    user: Actor | None, scope: _Scope, plan: _Plan, file_format: str, job: int | None = None
+) -> None:
     """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
     audit events, the standings marks of the groups whose results changed."""
     now = timezone.now()
@@ -1194,6 +1288,7 @@ def _apply(user: Actor, scope: _Scope, plan: _Plan, file_format: str) -> None:
         entered=entered,
         scored=scored,
         unchanged=plan.unchanged,
+        job=job,
     )
     # Reports of the games that got their results close; the players hear of them (one
     # digest each, after the commit).

@@ -1,5 +1,6 @@
-"""Celery tasks of the results app: thin wrappers around ``closing``, ``reports`` and
-``emails`` (each may run again: the services change nothing twice and send each e-mail once).
+"""Celery tasks of the results app: thin wrappers around ``closing``, ``reports``,
+``emails`` and ``import_jobs`` (each may run again: the services change nothing twice and
+send each e-mail once).
 """
 
 from __future__ import annotations
@@ -7,11 +8,20 @@ from __future__ import annotations
 from datetime import date
 
 from celery import shared_task
+from django.utils.translation import gettext_lazy as _
 
+from apps.core.tasks import RETRY as STEP_RETRY
 from apps.notifications.delivery import send_all
 from apps.notifications.tasks import RETRY
 
 from . import closing, emails, reports
+from .models import ResultImportJob
+
+# A results import's run: reading a file as big as the body limit lets in (21 MB, 250,000
+# PGN games) and applying it takes minutes. These limits stay below Redis's visibility
+# timeout (tests/core/test_task_limits.py); a run past the soft one fails the job.
+IMPORT_SOFT_TIME_LIMIT = 17 * 60
+IMPORT_TIME_LIMIT = IMPORT_SOFT_TIME_LIMIT + 60
 
 
 @shared_task(**RETRY)
@@ -37,3 +47,32 @@ def result_reported(report_id: int) -> int:
 def report_disputed(report_id: int) -> int:
     """E-mail the reporter and the group's TD of a dispute."""
     return send_all(emails.dispute_messages(report_id))
+
+
+# Acknowledged after it ran and handed back when its worker dies (RETRY); not kept by the
+# outbox: the job is, and its sweep (resume_stalled_result_imports) queues it again. A task
+# that fails for good, or passes its soft time limit, fails the job (nothing was written).
+# The stubs' shared_task takes the options of our Task class (outbox) only with base=.
+@shared_task(  # type: ignore[call-overload]
+    **STEP_RETRY,
+    outbox=False,
+    soft_time_limit=IMPORT_SOFT_TIME_LIMIT,
+    time_limit=IMPORT_TIME_LIMIT,
+    on_failure=ResultImportJob.failure_hook(
+        _("The results import stopped on an error; nothing was written. Start it again.")
+    ),
+)
+def run_result_import(job_id: int) -> str:
+    """Run a results import job (``import_jobs.run_import``): a job finished already is
+    left as it is, so a task delivered twice imports the file once."""
+    from . import import_jobs
+
+    return import_jobs.run_import(job_id)
+
+
+# The stubs' shared_task takes the options of our Task class (outbox) only with base=.
+@shared_task(outbox=False, acks_late=True)  # type: ignore[call-overload]
+def resume_stalled_result_imports() -> dict[str, int]:
+    """Every minute (beat): queue again the results import jobs whose task was lost, stop
+    those past their time limit (``apps.core.jobs``)."""
+    return ResultImportJob.resume_stalled(run_result_import)

@@ -23,10 +23,30 @@ urlpatterns = [
         views.group_import_confirm,
         name="group-results-import-confirm",
     ),
+    path(
+        GROUP + "results/imports/<id:job_id>/",
+        views.group_import_job,
+        name="group-results-import-job",
+    ),
+    path(
+        GROUP + "results/imports/<id:job_id>/confirm/",
+        views.group_import_job_confirm,
+        name="group-results-import-job-confirm",
+    ),
     path(STAGE + "results/import/", views.stage_import_preview, name="stage-results-import"),
     path(
         STAGE + "results/import/confirm/",
         views.stage_import_confirm,
         name="stage-results-import-confirm",
+    ),
+    path(
+        STAGE + "results/imports/<id:job_id>/",
+        views.stage_import_job,
+        name="stage-results-import-job",
+    ),
+    path(
+        STAGE + "results/imports/<id:job_id>/confirm/",
+        views.stage_import_job_confirm,
+        name="stage-results-import-job-confirm",
     ),
 ]

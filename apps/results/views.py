@@ -9,7 +9,10 @@ renders; a refusal is shown, nothing changes.
 
 A results file (CSV or PGN) is imported in two steps, for a group by its TD and for a whole
 stage by an organizer: the upload is previewed (a dry run listing every bad line, or what it
-would change), then the confirmation carries the previewed text back and imports it.
+would change), then the confirmation carries the previewed text back and imports it. A big
+file (``import_jobs.runs_as_job``) is previewed by a dry-run import job instead: the upload
+leads to the job's progress page, which shows the preview once the file is checked, and its
+confirmation starts the import job from the file the dry run kept.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.pages import show_refusal
 from apps.core.permissions import is_organizer
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
@@ -39,6 +43,7 @@ from apps.stages.pages import manage_url, organizer_page
 from apps.standings.crosstable import build
 from apps.standings.display import colour_columns, compact_cells
 
+from . import import_jobs
 from .closing import play_deadline
 from .forms import (
     DirectorForm,
@@ -48,7 +53,8 @@ from .forms import (
     WithdrawalForm,
 )
 from .history import game_history, recent_changes, result_label
-from .imports import ImportReport, import_results
+from .imports import ImportReport, import_results, running_job
+from .models import ResultImportJob
 from .pages import game_url, result_entry_page, results_url
 from .reports import report_queue
 from .services import enter_result, withdraw_entrant
@@ -386,6 +392,8 @@ def _preview_import(request: HttpRequest, stage: Stage, group: Group | None) -> 
     if not form.is_valid():
         return _import_page(request, stage, group, upload_form=form)
     text = form.cleaned_data["file"]
+    if import_jobs.runs_as_job(text):
+        return _start_job(request, stage, group, text, form.cleaned_data["format"], dry_run=True)
     try:
         report = import_results(
             request.user,
@@ -409,6 +417,15 @@ def _confirm_import(request: HttpRequest, stage: Stage, group: Group | None) -> 
     if not form.is_valid():
         messages.error(request, _("The confirmation carried no file; upload it again."))
         return redirect(back)
+    if import_jobs.runs_as_job(form.cleaned_data["text"]):  # a page from a smaller limit
+        return _start_job(
+            request,
+            stage,
+            group,
+            form.cleaned_data["text"],
+            form.cleaned_data["format"],
+            dry_run=False,
+        )
     try:
         report = import_results(
             request.user,
@@ -457,3 +474,100 @@ def stage_import_preview(request: HttpRequest, stage: Stage) -> HttpResponse:
 @organizer_page
 def stage_import_confirm(request: HttpRequest, stage: Stage) -> HttpResponse:
     return _confirm_import(request, stage, None)
+
+
+# ---------------------------------------------------------------------------
+# A big results file: the import job's pages
+# ---------------------------------------------------------------------------
+
+
+def _start_job(
+    request: HttpRequest,
+    stage: Stage,
+    group: Group | None,
+    text: str,
+    file_format: str | None,
+    *,
+    dry_run: bool,
+) -> HttpResponse:
+    """Start an import job for a big file and show its progress page (while another import
+    of the group or stage waits or runs, that one's, with the refusal)."""
+    try:
+        job = import_jobs.start_import(
+            request.user,
+            group=group,
+            stage=stage,
+            text=text,
+            file_format=file_format,
+            dry_run=dry_run,
+        )
+    except ActionError as refused:
+        _import_refused(refused)
+        running = running_job(stage, group)
+        if refused.code == ErrorCode.CONFLICT and running is not None:
+            show_refusal(request, refused)
+            return redirect(import_jobs.page_url(running))
+        return _import_page(request, stage, group, error=refused)
+    return redirect(import_jobs.page_url(job))
+
+
+def _job_page(request: HttpRequest, stage: Stage, group: Group | None, job_id: int) -> HttpResponse:
+    """A results import job's progress bar (polled by ``results-import-progress.js``; a
+    refresh without JavaScript), then its outcome: a dry run's preview with its
+    confirmation, what was imported, or every bad line."""
+    job = get_object_or_404(ResultImportJob, pk=job_id, stage=stage, group=group)
+    job = import_jobs.stop_if_stalled(job)
+    job.stage, job.group = stage, group
+    preview = job.result if job.dry_run and job.status == ResultImportJob.Status.SUCCEEDED else None
+    context = {
+        "tournament": stage.tournament,
+        "stage": stage,
+        "group": group,
+        "job": job,
+        "progress": import_jobs.job_progress(job),
+        "report": job.result,
+        "preview": preview,
+        "can_confirm": preview is not None and import_jobs.confirmable(job),
+        "confirmation": job.confirmations.order_by("-id").first() if job.dry_run else None,
+        "error": {"message": job.error, "details": job.details} if job.error else None,
+        "upload_form": ResultImportUploadForm(),
+        "preview_rows": import_jobs.PREVIEW_ROWS,
+        **_import_urls(stage, group),
+    }
+    return render(request, "results/import_job.html", context)
+
+
+def _job_confirm(
+    request: HttpRequest, stage: Stage, group: Group | None, job_id: int
+) -> HttpResponse:
+    """Start the import a dry-run job previewed, from the file the job kept."""
+    preview = get_object_or_404(ResultImportJob, pk=job_id, stage=stage, group=group, dry_run=True)
+    preview.stage, preview.group = stage, group
+    try:
+        job = import_jobs.confirm_import(request.user, preview)
+    except ActionError as refused:
+        show_refusal(request, refused)
+        return redirect(import_jobs.page_url(preview))
+    return redirect(import_jobs.page_url(job))
+
+
+@result_entry_page
+def group_import_job(request: HttpRequest, group: Group, job_id: int) -> HttpResponse:
+    return _job_page(request, group.stage, group, job_id)
+
+
+@require_POST
+@result_entry_page
+def group_import_job_confirm(request: HttpRequest, group: Group, job_id: int) -> HttpResponse:
+    return _job_confirm(request, group.stage, group, job_id)
+
+
+@organizer_page
+def stage_import_job(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
+    return _job_page(request, stage, None, job_id)
+
+
+@require_POST
+@organizer_page
+def stage_import_job_confirm(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
+    return _job_confirm(request, stage, None, job_id)

@@ -29,6 +29,7 @@ ENDPOINTS = {
     "/api/stages/{id}/lab-runs/": {"post"},
     "/api/lab-runs/{id}/": {"get"},
     "/api/import-jobs/{id}/": {"get"},
+    "/api/results-import-jobs/{id}/": {"get"},
     "/api/groups/": {"get"},
     "/api/groups/{id}/": {"get"},
     "/api/groups/{id}/games/": {"get"},

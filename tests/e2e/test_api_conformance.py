@@ -75,6 +75,7 @@ class Ids:
     open_entrant: str
     draw_job: int
     import_job: int
+    results_import_job: int
     lab_run: int
     organizer: int
 
@@ -91,6 +92,7 @@ class Ids:
             "/api/games/": self.game,
             "/api/draw-jobs/": self.draw_job,
             "/api/import-jobs/": self.import_job,
+            "/api/results-import-jobs/": self.results_import_job,
             "/api/lab-runs/": self.lab_run,
         }
         values: dict[str, object] = {
@@ -140,6 +142,15 @@ def ids(django_db_setup, django_db_blocker) -> Ids:
                 format="json",
             )
         assert job.status_code == 202, job.json()
+        # A results import that ran as a job (a dry run of one game of the group).
+        played = Game.objects.select_related("white", "black").get(pk=game.pk)
+        with override_settings(RESULT_IMPORT_JOB_CHARS=10):
+            results_job = api.post(
+                f"/api/groups/{world.group.pk}/results/import/?dry_run=1",
+                {"csv": f"white,black,result\n{played.white.code},{played.black.code},1-0\n"},
+                format="json",
+            )
+        assert results_job.status_code == 202, results_job.json()
         lab = api.post(
             f"/api/stages/{open_stage.pk}/lab-runs/",
             {
@@ -164,6 +175,7 @@ def ids(django_db_setup, django_db_blocker) -> Ids:
             open_entrant=Stage.objects.get(pk=open_stage.pk).entries.first().entrant.code,
             draw_job=DrawJob.objects.filter(stage=world.stage).latest("pk").pk,
             import_job=job.json()["id"],
+            results_import_job=results_job.json()["id"],
             lab_run=lab.json()["id"],
             organizer=organizer.pk,
         )

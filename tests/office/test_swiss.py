@@ -237,6 +237,8 @@ def test_next_round_through_the_api(organizer, django_capture_on_commit_callback
         "complete": False,
         "can_pair_next": False,
         "failure": "",
+        "pairing": None,
+        "pairing_asked_at": None,
         "due_at": None,
         "deadline_passed": False,
         "at_deadline": "",
@@ -244,6 +246,37 @@ def test_next_round_through_the_api(organizer, django_capture_on_commit_callback
     # a second request while round 2 is open is refused: never two rounds at once
     assert client.post(url).status_code == 409
     assert Game.objects.filter(group__stage=stage, round=3).count() == 0
+
+
+def test_a_round_asked_for_and_not_paired_yet_is_shown_until_paired_or_failed(
+    organizer, client, django_capture_on_commit_callbacks
+):
+    """Its task waits for a worker, or its worker was lost (the broker hands it out again
+    later): the page and the API say the round was asked for, rather than nothing."""
+    stage = drawn_and_published(
+        organizer, swiss_stage(organizer, count=10, rounds=3), django_capture_on_commit_callbacks
+    )
+    play_round(organizer, stage, 1)
+    assert swiss_state(stage).pairing is None
+    start_next_round(organizer, stage)  # its task is sent on commit: never, in this test
+    state = swiss_state(stage)
+    assert (state.paired, state.pairing, state.failure) == (1, 2, "")
+    assert state.pairing_asked_at is not None
+    api = api_client(organizer).get(f"/api/stages/{stage.pk}/next-round/").json()
+    assert api["pairing"] == 2 and api["pairing_asked_at"]
+    client.force_login(organizer)
+    manage = client.get(reverse("stage-manage", args=[stage.tournament.slug, stage.order]))
+    assert 'id="swiss-pairing"' in manage.content.decode()
+    assert "Round 2 was asked for at" in manage.content.decode()
+
+    pairing.record_failure(stage.pk, 2, None, "Round 2 could not be paired: a test.")
+    state = swiss_state(stage)
+    assert (state.pairing, state.failure) == (None, "Round 2 could not be paired: a test.")
+    start_next_round(organizer, stage)  # asked again after the failure
+    assert swiss_state(stage).pairing == 2
+    pair_next_round(organizer, stage, 2)
+    state = swiss_state(stage)
+    assert (state.paired, state.pairing) == (2, None)
 
 
 def test_a_queued_round_that_cannot_be_paired_says_why(

@@ -39,7 +39,9 @@ from config.celery import app
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
-BROKER_DB = 13  # the Redis database of these tests, emptied before each one
+# The Redis database of these tests, emptied before each one (TEST_BROKER_DB: another one,
+# for runs side by side on one Redis).
+BROKER_DB = int(os.environ.get("TEST_BROKER_DB") or 13)
 WAIT = 120  # seconds: the longest any one wait (a worker's start, a job) may take
 
 

@@ -31,6 +31,7 @@ FIDE's initial order of all of them), and a late entrant's rounds before they jo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import Max
 from django.utils.translation import gettext as _
@@ -72,6 +73,12 @@ class SwissState:
     """Seats of entrants withdrawn from the stage."""
     failure: str = ""
     """Why the last attempt at the next round failed (empty: none since the last round)."""
+    pairing: int | None = None
+    """The round an organizer asked for that is not paired yet, with no failure recorded
+    since (None: none): its pairing waits for a worker or runs — or its worker was lost, and
+    the broker hands the task out again (Redis: after its visibility timeout)."""
+    pairing_asked_at: datetime | None = None
+    """When :attr:`pairing` was asked for."""
     current: SwissRound | None = None
     """The last round paired's start and deadline (None: not recorded)."""
 
@@ -104,6 +111,8 @@ class SwissState:
             "complete": self.complete,
             "can_pair_next": self.can_pair_next,
             "failure": self.failure,
+            "pairing": self.pairing,
+            "pairing_asked_at": self.pairing_asked_at,
             "due_at": self.current.due_at if self.current else None,
             "deadline_passed": bool(self.current and self.current.deadline_passed_at),
             "at_deadline": self.current.at_deadline if self.current else "",
@@ -136,10 +145,23 @@ def swiss_state(stage: Stage, *, cells: bool = False, lock: bool = False) -> Swi
     open_games = games.filter(round=paired, result="").count() if paired else 0
     state = SwissState(stage, group, rounds, paired, open_games)
     state.failure = _last_failure(stage, paired)
+    state.pairing, state.pairing_asked_at = _asked_for(stage, paired)
     state.current = SwissRound.objects.filter(group=group, number=paired).first()
     if cells:
         _read_cells(state)
     return state
+
+
+def _asked_for(stage: Stage, paired: int) -> tuple[int | None, datetime | None]:
+    """The round last asked for and when, if it is not paired and no failure of the stage's
+    pairing was recorded after the request."""
+    events = AuditEvent.objects.filter(stage_id=stage.pk)
+    asked = events.filter(action=Action.SWISS_ROUND_REQUESTED).order_by("-id").first()
+    if asked is None or asked.data.get("round", 0) <= paired:
+        return None, None
+    if events.filter(action=Action.SWISS_ROUND_FAILED, id__gt=asked.pk).exists():
+        return None, None
+    return asked.data["round"], asked.created_at
 
 
 def _last_failure(stage: Stage, paired: int) -> str:
