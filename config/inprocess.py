@@ -67,7 +67,7 @@ class _Item:
 class InProcessWorker:
     """A thread that runs the tasks sent to it one at a time, and beat's schedule."""
 
-    def __init__(self, app: Celery, *, beat: bool = True) -> None:
+    def __init__(self, app: Celery[Any], *, beat: bool = True) -> None:
         self.app = app
         self.beat = beat
         self._queue: queue.Queue[_Item | None] = queue.Queue()
