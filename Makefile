@@ -3,7 +3,7 @@ VENV = .venv
 BIN = $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: install test run demo bench lint clean
+.PHONY: install test run run-empty demo bench lint clean
 
 install: $(VENV)/.installed
 
@@ -20,6 +20,18 @@ run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo --if-empty
 	SITE_URL="$${SITE_URL:-http://127.0.0.1:$(PORT)}" $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+
+# A fresh empty site beside the demo: its own SQLite file (EMPTY_DB, kept between runs; delete
+# it to start again), migrated, no demo; the first account is asked for on the terminal
+# (createsuperuser) while the site has none. DEBUG stays on (an SQLite database).
+EMPTY_DB ?= empty.sqlite3
+run-empty: install
+	DATABASE_URL="sqlite:///$(abspath $(EMPTY_DB))" $(BIN)/python manage.py migrate --noinput
+	DATABASE_URL="sqlite:///$(abspath $(EMPTY_DB))" $(BIN)/python manage.py shell -c \
+		"import sys; from django.contrib.auth import get_user_model; sys.exit(0 if get_user_model().objects.exists() else 1)" \
+		|| DATABASE_URL="sqlite:///$(abspath $(EMPTY_DB))" $(BIN)/python manage.py createsuperuser
+	DATABASE_URL="sqlite:///$(abspath $(EMPTY_DB))" SITE_URL="$${SITE_URL:-http://127.0.0.1:$(PORT)}" \
+		$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
@@ -59,4 +71,4 @@ vendor:
 		static/vendor/cm-chessboard/assets/chessboard.css static/vendor/chart.js/chart.umd.min.js
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 $(EMPTY_DB) staticfiles

@@ -12,6 +12,11 @@ kept elsewhere already (standings: their mark and the sweep, apps/standings/fres
 draws and format lab runs: the job or run and its sweep) and the task says
 ``outbox = False``.
 Inside a worker the error is raised as before: the running task fails or retries.
+
+**No broker at all** (the embedded default): tasks are executed in-process. A web process
+runs them in the background, one at a time, on the in-process worker's thread
+(``config/inprocess.py``, started by ``config/wsgi.py``); everything else (management
+commands, the tests) runs them inside the caller (eager).
 """
 
 from __future__ import annotations
@@ -66,6 +71,15 @@ class Task(BaseTask):
 
     def apply_async(self, args=None, kwargs=None, task_id=None, *more, **options):
         app = self.app
+        if app.conf.task_always_eager:
+            # The embedded default (no broker): the in-process worker's thread runs it,
+            # and the sender carries on at once (config/inprocess.py); a task sent by a
+            # task running there is queued behind it, as a worker would take it.
+            from .inprocess import current
+
+            worker = current()
+            if worker is not None:
+                return self.AsyncResult(worker.submit(self.name, args, kwargs, task_id))
         if app.conf.task_always_eager or app.current_worker_task is not None:
             return super().apply_async(args, kwargs, task_id, *more, **options)
         url = app.conf.broker_url or ""

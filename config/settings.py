@@ -1,7 +1,8 @@
 """Settings for every environment, read from environment variables only.
 
 With nothing set, the project runs for local development: DEBUG on, SQLite in the project root,
-Celery tasks executed in-process, e-mail printed to the console. Production sets DATABASE_URL,
+Celery tasks executed in-process (by a web process in the background, on a thread of its own:
+config/inprocess.py), e-mail printed to the console. Production sets DATABASE_URL,
 CELERY_BROKER_URL, SECRET_KEY and ALLOWED_HOSTS (see docker-compose.yml).
 
 The helpers below take the environment as a mapping so that tests can call them with any
@@ -116,16 +117,42 @@ def celery_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+def debug_from_env(env: Mapping[str, str]) -> bool:
+    """DEBUG if set; else on for an SQLite database (the embedded default, whichever file
+    DATABASE_URL names: `make run`, `make run-empty`) and off for any other (PostgreSQL:
+    production). Pointing DATABASE_URL at another SQLite file does not turn DEBUG off."""
+    url = env.get("DATABASE_URL", "").strip()
+    return env_bool(env, "DEBUG", default=not url or url.startswith("sqlite:"))
+
+
+SECRET_KEY_MISSING = (
+    "SECRET_KEY is not set. With DEBUG off (DEBUG=0, or a database other than SQLite) the "
+    "site needs a secret key of its own: set SECRET_KEY to a long random value, e.g. the "
+    "output of  python -c 'import secrets; print(secrets.token_urlsafe(50))'  — or set "
+    "DEBUG=1 for a development site."
+)
+
+
+def secret_key_from_env(env: Mapping[str, str], debug: bool) -> str:
+    """SECRET_KEY; a development key when DEBUG is on; ImproperlyConfigured (saying what to
+    do) when it is missing with DEBUG off."""
+    key = env.get("SECRET_KEY", "")
+    if key:
+        return key
+    if not debug:
+        raise ImproperlyConfigured(SECRET_KEY_MISSING)
+    return "django-insecure-local-development-only"
+
+
 _ENV = os.environ
 
-# Without DATABASE_URL we are on a developer's machine.
-DEBUG = env_bool(_ENV, "DEBUG", default=not _ENV.get("DATABASE_URL"))
+DEBUG = debug_from_env(_ENV)
 
-SECRET_KEY = _ENV.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
-    SECRET_KEY = "django-insecure-local-development-only"
+try:
+    SECRET_KEY = secret_key_from_env(_ENV, DEBUG)
+except ImproperlyConfigured as missing:
+    # One sentence on the terminal, not a traceback (manage.py, gunicorn, celery alike).
+    raise SystemExit(f"Closed Circle cannot start: {missing}") from None
 
 ALLOWED_HOSTS = env_list(_ENV, "ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 
@@ -157,6 +184,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # intcomma: every count a page shows, grouped as the language writes it
+    "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
@@ -218,6 +247,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A deadlock or lock timeout a view ran into: 503 with a sentence (apps/core/locking.py).
     "apps.core.middleware.LockConflictMiddleware",
+    # A view's Http404: the project's 404 page, under DEBUG too (apps/core/middleware.py).
+    "apps.core.middleware.NotFoundPageMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -260,6 +291,10 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
+# Dates and times as the site writes them (config/formats/): 24-hour times (no "a.m." to end
+# a sentence with "a.m.."), Italian dates without the weekday ("il 27 dicembre 2026"; the
+# Italian month and weekday names are lower case in locale/it).
+FORMAT_MODULE_PATH = ["config.formats"]
 LANGUAGES = [("en", "English"), ("it", "Italiano")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 # The language chosen with the switcher is kept for a year (not only for the browser session).
@@ -284,6 +319,10 @@ STORAGES = {
 }
 
 _CELERY = celery_from_env(_ENV)
+# Without a broker, a web process runs the tasks in the background on a thread of its own
+# (config/inprocess.py): long jobs return at once and show their progress. 0: run them
+# inside the request that sends them (as management commands and the tests do).
+TASKS_IN_BACKGROUND = env_bool(_ENV, "TASKS_IN_BACKGROUND", default=True)
 CELERY_BROKER_URL = _CELERY["CELERY_BROKER_URL"]
 CELERY_RESULT_BACKEND = _CELERY["CELERY_RESULT_BACKEND"]
 CELERY_TASK_ALWAYS_EAGER = _CELERY["CELERY_TASK_ALWAYS_EAGER"]

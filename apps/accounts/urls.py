@@ -32,6 +32,7 @@ urlpatterns = [
     path("accounts/claim/<str:token>/not-me/", views.claim_refuse, name="claim-refuse"),
     path("me/", views.me, name="me"),
     path("me/name/", views.me_name, name="me-name"),
+    path("me/td/", views.td_dashboard, name="me-td"),
     path("me/token/", views.api_token, name="me-token"),
     path("t/<slug:slug>/invitations/", views.invitations, name="tournament-invitations"),
     path(STAGE + "tds/", views.stage_tds, name="stage-tds"),

@@ -9,6 +9,7 @@ is shown on the page and changes nothing.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
@@ -18,12 +19,12 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
@@ -32,10 +33,11 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.pages import SignedInRequest, show_refusal
 from apps.core.people import display_name, stored_display_name, td_name
 from apps.core.permissions import is_organizer
-from apps.groups.models import Group
-from apps.groups.rounds import round_deadline
+from apps.groups.models import Game, Group
+from apps.groups.rounds import RoundDeadline, round_deadline
 from apps.groups.services import assign_td
-from apps.results.closing import play_deadline
+from apps.results.closing import PlayDeadline, play_deadline
+from apps.results.models import ResultReport
 from apps.stages.models import Stage, Tournament
 from apps.stages.pages import organizer_page
 
@@ -63,7 +65,22 @@ def _throttled_message(wait: float | None) -> str:
 
 
 class SignInView(auth_views.LoginView):
-    """Django's sign-in page, with attempts counted per client address (``sign_in`` rate)."""
+    """Django's sign-in page, with attempts counted per client address (``sign_in`` rate).
+
+    An account signing in for the first time with no name to show others (no display name,
+    no full name: the first account, made by ``createsuperuser``, would be "Organizer 1"
+    everywhere, its TD invitations included) is asked for one right away, and then goes where
+    it was going ("Later" goes there at once; the name can be set at any time from the top
+    bar)."""
+
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
+        user = form.get_user()
+        first = user.last_login is None  # signing in sets it
+        response = super().form_valid(form)
+        if not first or stored_display_name(user) or (user.get_full_name() or "").strip():
+            return response
+        query = urlencode({"next": self.get_success_url(), "first": "1"})
+        return redirect(f"{reverse('me-name')}?{query}")
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         allowed, wait = sign_in_allowed(request)
@@ -121,12 +138,80 @@ def me(request: SignedInRequest) -> HttpResponse:
     return render(request, "accounts/me.html", context)
 
 
+@dataclass(frozen=True)
+class DirectedGroup:
+    """A group the user directs, as the TD dashboard shows it."""
+
+    group: Group
+    open_games: int
+    disputed: int
+    pending: int
+    deadline: PlayDeadline | None
+    round_deadline: RoundDeadline | None
+
+
+@login_required
+def td_dashboard(request: SignedInRequest) -> HttpResponse:
+    """The TD's dashboard: every group they direct, across tournaments and stages, with its
+    open games, reports to answer and deadlines, and one queue of the disputes (and of the
+    reports awaiting the opponent) of all those groups, oldest first."""
+    user = request.user
+    groups = list(
+        Group.objects.filter(td=user)
+        .select_related("stage__tournament")
+        .order_by(
+            F("closed_at").desc(nulls_first=True),
+            "stage__tournament__name",
+            "stage__order",
+            "number",
+        )
+    )
+    ids = [g.pk for g in groups]
+    open_games = dict(
+        Game.objects.filter(group_id__in=ids, result="")
+        .values_list("group_id")
+        .annotate(count=Count("pk"))
+        .order_by()
+    )
+    reports = list(
+        ResultReport.objects.filter(
+            game__group_id__in=ids,
+            game__result="",
+            status__in=(ResultReport.Status.DISPUTED, ResultReport.Status.PENDING),
+        )
+        .select_related("game__white", "game__black", "game__group__stage__tournament")
+        .order_by("created_at", "pk")
+    )
+    disputed = [r for r in reports if r.status == ResultReport.Status.DISPUTED]
+    pending = [r for r in reports if r.status == ResultReport.Status.PENDING]
+    today = timezone.localdate()
+    rows = [
+        DirectedGroup(
+            g,
+            open_games.get(g.pk, 0),
+            sum(1 for r in disputed if r.game.group_id == g.pk),
+            sum(1 for r in pending if r.game.group_id == g.pk),
+            play_deadline(g.stage, today),
+            round_deadline(g, stage=g.stage),
+        )
+        for g in groups
+    ]
+    context = {"rows": rows, "disputed": disputed, "pending": pending}
+    return render(request, "accounts/td_dashboard.html", context)
+
+
 @login_required
 def me_name(request: SignedInRequest) -> HttpResponse:
     """The name others see for one's account: on group pages, as TD, in a game's history."""
     user = request.user
     initial = {"display_name": stored_display_name(user)}
     form = DisplayNameForm(request.POST if request.method == "POST" else None, initial=initial)
+    # Asked for right after the first sign-in (SignInView): then on to where one was going.
+    goto = request.POST.get("next") or request.GET.get("next") or ""
+    if not url_has_allowed_host_and_scheme(
+        goto, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        goto = ""
     status = 200
     if request.method == "POST":
         if form.is_valid():
@@ -139,10 +224,15 @@ def me_name(request: SignedInRequest) -> HttpResponse:
                 messages.success(
                     request, _("Others now see you as %(name)s.") % {"name": display_name(user)}
                 )
-                return redirect("me")
+                return redirect(goto or "me")
         else:
             status = 400
-    context = {"form": form, "shown_as": display_name(user)}
+    context = {
+        "form": form,
+        "shown_as": display_name(user),
+        "next": goto,
+        "first": bool(request.GET.get("first") or request.POST.get("first")),
+    }
     return render(request, "accounts/name.html", context, status=status)
 
 

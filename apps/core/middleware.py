@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .api import ApiErrorCode, is_api_path, json_error
-from .errorpages import api_refusal, too_large, too_large_page
+from .errorpages import api_refusal, page_not_found, too_large, too_large_page
 from .errors import ErrorCode
 from .locking import RETRY_AFTER_SECONDS, lock_conflict, lock_conflict_message
 from .site import remember_site_url
@@ -114,6 +114,24 @@ class LockConflictMiddleware:
             response = render(request, "503.html", {"message": message}, status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+class NotFoundPageMiddleware:
+    """A view that finds nothing to show (``Http404``: an unpublished stage for the public,
+    an unknown group or game) answers with the project's 404 page, under DEBUG too
+    (``make run``), where Django would show its technical page listing the addresses. An
+    address no route matches still gets Django's page under DEBUG (a developer's typo)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, Http404):
+            return None
+        return page_not_found(request, exception)
 
 
 def body_length(request: HttpRequest) -> int:

@@ -7,6 +7,5 @@ from apps.stages.pages import STAGE
 from . import views
 
 urlpatterns = [
-    path("t/<slug:slug>/find/", views.find_player, name="find-player"),
     path(STAGE + "g/<id:number>/", views.group, name="group"),
 ]

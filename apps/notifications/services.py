@@ -429,8 +429,10 @@ def result_messages(game_id: int, version: int) -> list[Message]:
                 Kind.RESULT,
                 f"game:{game.pk}:{version}",
                 recipient.address,
-                _("Group %(number)s: %(white)s – %(black)s %(result)s")
+                _("%(tournament)s, %(stage)s, group %(number)s: %(white)s – %(black)s %(result)s")
                 % {
+                    "tournament": group.stage.tournament.name,
+                    "stage": group.stage.get_kind_display(),
                     "number": group.number,
                     "white": game.white.name,
                     "black": game.black.name,

@@ -47,6 +47,8 @@ from apps.silli.formula import NoFormulaError
 from apps.stages.models import DrawJob, DrawJobGroup, Stage
 from apps.stages.services import locked, move
 
+from . import draw_errors
+
 log = logging.getLogger(__name__)
 BATCH = 10_000
 # One group task seats this many groups at most (about 2 ms of engine each): a task's own
@@ -465,7 +467,7 @@ def job_progress(job: DrawJob) -> dict:
         "total_groups": total,
         "done_groups": done,
         "percent": percent,
-        "error": job.error,
+        "error": draw_errors.translated(job.error),  # the engine's sentence, translated
         "failure": job.failure,
         "digest": job.digest,
         "finished": job.finished,

@@ -25,6 +25,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.formats import number_format
 from django.utils.http import http_date, url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -51,7 +52,7 @@ from apps.stages.pages import action_failed, manage_url, organizer_page, visible
 from apps.stages.settings_catalog import Text
 from apps.standings.groups import drawn_games
 
-from . import publication, seeds, services
+from . import draw_errors, publication, seeds, services
 from .draw import job_progress
 from .forms import (
     DrawForm,
@@ -187,7 +188,10 @@ def _manage_page(
         "draw_form": DrawForm(initial={"seed": seed}),
         "can_draw": stage.status in (Stage.Status.REGISTRATION_CLOSED, Stage.Status.DRAWN),
         "latest_job": latest_job,
+        "latest_error": draw_errors.translated(latest_job.error) if latest_job else "",
         "play": closing.play_summary(stage) if stage.is_public else None,
+        # "Next:" on a published stage: assign TDs while some group has none.
+        "groups_without_td": stage.groups.filter(td__isnull=True).count() if stage.is_public else 0,
         "results_upload_form": ResultImportUploadForm(auto_id="results_%s"),
         "swiss": swiss_state(stage) if stage.is_swiss else None,
         "round_deadline": round_deadline(group),
@@ -768,7 +772,8 @@ def _lab_table(reports: list[LabReport]) -> list[dict]:
 
     def count(value: float) -> str:
         """A mean count: whole when it is (a format's games), else to a tenth."""
-        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+        places = 0 if float(value).is_integer() else 1
+        return number_format(value, places, force_grouping=True)
 
     def share(m: Measures, over: int) -> str:
         return f"{100 * m.share_rating_diff_over[over]:.2f} %"

@@ -59,8 +59,12 @@ def _context(report: ResultReport) -> dict:
 
 def _subject(context: dict, what: str) -> str:
     game = context["game"]
-    return _("%(what)s: group %(number)s, %(white)s – %(black)s %(result)s") % {
+    return _(
+        "%(what)s · %(tournament)s, %(stage)s, group %(number)s: %(white)s – %(black)s %(result)s"
+    ) % {
         "what": what,
+        "tournament": context["tournament"].name,
+        "stage": context["stage"].get_kind_display(),
         "number": context["group"].number,
         "white": game.white.name,
         "black": game.black.name,

@@ -47,6 +47,7 @@ import chess
 import chess.pgn
 from django.db import connection, models, transaction
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -423,7 +424,10 @@ def score_length_problem(length: int) -> str | None:
     return _(
         "the game score is %(length)s characters long, more than the %(limit)s a game score "
         "may have; shorten its comments or variations"
-    ) % {"length": f"{length:,}", "limit": f"{PGN_MAX_LENGTH:,}"}
+    ) % {
+        "length": number_format(length, force_grouping=True),
+        "limit": number_format(PGN_MAX_LENGTH, force_grouping=True),
+    }
 
 
 def _csv_score(text: str, result: str) -> tuple[_Score | None, list[str]]:

@@ -7,6 +7,7 @@ from apps.stages.pages import GROUP, STAGE
 from . import views
 
 urlpatterns = [
+    path("t/<slug:slug>/find/", views.find_player, name="find-player"),
     path(GROUP + "standings/", views.group_standings, name="group-standings"),
     path(GROUP + "crosstable/", views.group_crosstable, name="group-crosstable"),
     path(GROUP + "standings.csv", views.group_standings_csv, name="group-standings-csv"),

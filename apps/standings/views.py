@@ -5,6 +5,9 @@ While a recompute is pending the pages say since when; organizers get a button t
 one (a POST to the page itself: the group's standings or crosstable recompute that group,
 the ranking every group of the stage). The ranking page and its CSV read the stage's stored
 ranking (a page at a time; the file streamed), and say when it is being rebuilt.
+
+"Find a player" lives here too: each entry found shows its games' results and links, its
+points and place (the group's stored standings), besides its opponents.
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ from apps.core.csvfiles import safe_writer
 from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
 from apps.core.permissions import is_group_td, is_organizer
-from apps.groups.models import Group, Seat
+from apps.core.results import Result
+from apps.groups.models import Game, Group, Seat
+from apps.groups.services import Opponent, SeatLine, lines_for_seats, player_search
 from apps.scoring.points import points_text
-from apps.stages.models import Stage
+from apps.stages.models import Stage, Tournament
 from apps.stages.pages import visible_stage
+from apps.stages.permissions import public_stages_filter
 
 from .crosstable import (
     ByeCell,
@@ -47,7 +53,7 @@ from .display import (
 )
 from .freshness import ranking_state, stage_pending
 from .groups import chain
-from .models import StandingsMark
+from .models import GroupStanding, StandingsMark
 from .pairing_list import pairing_list_csv
 from .ranking import StoredRanking, iter_stage_ranking
 from .services import force_recompute
@@ -347,3 +353,94 @@ def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> StreamingH
     response = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+# ---------------------------------------------------------------------------
+# Find a player
+# ---------------------------------------------------------------------------
+
+# "Find a player" shows this many entries a page (``?q=…&page=N``, the shared _pager.html);
+# each entry lists the player's games, so 25 keep a page of a 100,000-entrant event near 40 ms.
+FIND_PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class FoundGame:
+    """One game of an entry found: the opponent, and the result from the entry's side
+    ('' while the game is open)."""
+
+    opponent: Opponent
+    result: str
+
+
+@dataclass(frozen=True)
+class FoundEntry:
+    """An entry found: its seat and games, and its standing (None until computed)."""
+
+    line: SeatLine
+    games: list[FoundGame]
+    standing: GroupStanding | None
+
+    @property
+    def seat(self) -> Seat:
+        return self.line.seat
+
+    @property
+    def points(self) -> str:
+        return points_text(self.standing.points) if self.standing is not None else ""
+
+
+def found_entries(lines: list[SeatLine]) -> list[FoundEntry]:
+    """Each line with its games' results and its stored standing (two queries)."""
+    group_ids = {line.seat.group_id for line in lines}
+    numbers = {o.game for line in lines for o in line.opponents}
+    results = {
+        (group_id, number): result
+        for group_id, number, result in Game.objects.filter(
+            group_id__in=group_ids, number__in=numbers
+        ).values_list("group_id", "number", "result")
+    }
+    standings = {
+        (s.group_id, s.entrant_id): s
+        for s in GroupStanding.objects.filter(
+            group_id__in=group_ids, entrant_id__in={line.seat.entrant_id for line in lines}
+        )
+    }
+    found = []
+    for line in lines:
+        games = []
+        for o in line.opponents:
+            code = results.get((line.seat.group_id, o.game), "")
+            white, black = Result(code).symbols if code else ("", "")
+            games.append(FoundGame(o, white if o.colour == "W" else black))
+        key = (line.seat.group_id, line.seat.entrant_id)
+        found.append(FoundEntry(line, games, standings.get(key)))
+    return found
+
+
+def find_player(request: HttpRequest, slug: str) -> HttpResponse:
+    """Entrants placed in the tournament's published stages, by name (contains) or exact code
+    (indexed on PostgreSQL: see ``groups.services.player_search``), ``FIND_PER_PAGE`` a page,
+    each with its games (result and link), points and place.
+
+    Paged like the stage page: Django's ``Paginator.get_page`` reads the count and one page
+    (LIMIT/OFFSET); a page number that is not a number gives the first page, one past the end
+    the last page."""
+    cup = get_object_or_404(Tournament, slug=slug)
+    query = request.GET.get("q", "").strip()
+    page = None
+    entries: list[FoundEntry] = []
+    if query:
+        seats = (
+            Seat.objects.filter(public_stages_filter("stage__"), stage__tournament=cup)
+            .filter(player_search(query))
+            .select_related("entrant", "group", "stage")
+            .order_by("stage__order", "entrant__name", "entrant__code")
+        )
+        page = Paginator(seats, FIND_PER_PAGE).get_page(request.GET.get("page"))
+        entries = found_entries(lines_for_seats(list(page.object_list)))
+    return render(
+        request,
+        "groups/find_player.html",
+        {"tournament": cup, "query": query, "page": page, "lines": entries},
+    )

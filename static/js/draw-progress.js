@@ -7,8 +7,8 @@ window.followJob("draw-progress", "groups", function (job, box, part) {
   var error = part("error");
   groups.textContent = job.total_groups
     ? box.dataset.groupsText
-        .replace("%(done)s", job.done_groups)
-        .replace("%(total)s", job.total_groups)
+        .replace("%(done)s", window.formatCount(job.done_groups))
+        .replace("%(total)s", window.formatCount(job.total_groups))
     : job.finished
       ? ""
       : box.dataset.waitingText;

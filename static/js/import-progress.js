@@ -11,7 +11,7 @@ window.followJob("import-progress", "rows", function (job, box, part) {
     rows.textContent = box.dataset.savingText;
   } else {
     rows.textContent = box.dataset.rowsText
-      .replace("%(done)s", job.done_rows)
-      .replace("%(total)s", job.total_rows);
+      .replace("%(done)s", window.formatCount(job.done_rows))
+      .replace("%(total)s", window.formatCount(job.total_rows));
   }
 });

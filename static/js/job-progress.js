@@ -3,6 +3,13 @@
 // is special to its job, and once the job has finished reloads the page, which renders the
 // outcome. Markup: a box with data-url, data-finished, data-lost-text and children with
 // data-role="bar", "percent", "status" and the role named by `lostRole`.
+// A count as the page's language writes it ("3,099" / "3.099"), as the server wrote it
+// (Django's intcomma).
+window.formatCount = function (n) {
+  "use strict";
+  return Number(n).toLocaleString(document.documentElement.lang || undefined);
+};
+
 window.followJob = function (boxId, lostRole, describe) {
   "use strict";
 

@@ -4,8 +4,8 @@ window.followJob("lab-progress", "count", function (job, box, part) {
   "use strict";
 
   part("count").textContent = box.dataset.countText
-    .replace("%(done)s", job.done)
-    .replace("%(total)s", job.total);
+    .replace("%(done)s", window.formatCount(job.done))
+    .replace("%(total)s", window.formatCount(job.total));
   var error = part("error");
   if (job.error) {
     error.textContent = job.error;

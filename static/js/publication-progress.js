@@ -5,7 +5,9 @@ window.followJob("publication-progress", "summary", function (progress, box, par
   "use strict";
 
   function fill(text, step) {
-    return text.replace("%(done)s", step.done).replace("%(total)s", step.total);
+    return text
+      .replace("%(done)s", window.formatCount(step.done))
+      .replace("%(total)s", window.formatCount(step.total));
   }
 
   ["standings", "ranking", "files"].forEach(function (name) {

@@ -271,6 +271,7 @@ ROWS: list[Row] = [
     Row("me-notifications", statuses(302), method="post", data={}, name="save"),
     Row("me-token", SIGNED_IN_PAGE),
     Row("me-name", SIGNED_IN_PAGE),
+    Row("me-td", SIGNED_IN_PAGE),
     Row("me-name", statuses(302), method="post", data={"display_name": "Matrix"}, name="save"),
     # -- organizers' pages ----------------------------------------------------------------
     Row("stage-manage", ORGANIZER_PAGE, stage),

@@ -33,3 +33,14 @@ def browser(monkeypatch):
 def say_yes(page) -> None:
     """Answer yes in the dialog a form with ``data-confirm`` opens (static/js/confirm.js)."""
     page.locator("#confirm-dialog [data-confirm-yes]").click()
+
+
+def submit_sign_in(page) -> None:
+    """Press "Sign in" on the filled-in sign-in page. A first sign-in of an account without a
+    display name is asked for one (apps/accounts/views.py SignInView): answer "Later", which
+    goes on to where the sign-in was going."""
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    if "/me/name/" in page.url:
+        with page.expect_navigation():
+            page.get_by_role("link", name="Later").click()

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
-from tests.e2e.conftest import browser  # noqa: F401 (the fixture)
+from tests.e2e.conftest import browser, submit_sign_in  # noqa: F401 (browser: the fixture)
 from tests.worlds.people import *  # noqa: F403 (the fixtures of this world)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,7 +24,7 @@ def _sign_in(page, base: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", "confirmer")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 def test_the_dialog_asks_before_a_new_token_replaces_the_old(live_server, browser, tokened):  # noqa: F811

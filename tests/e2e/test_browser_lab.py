@@ -12,7 +12,7 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
-from tests.e2e.conftest import say_yes
+from tests.e2e.conftest import say_yes, submit_sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def test_an_organizer_compares_formats_and_applies_one(live_server, browser):
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("#id_username", "labboss")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
     page.goto(f"{live_server.url}/t/lab-cup/s/1/manage/")
     page.get_by_role("link", name="Format lab: compare formats on these entrants").click()
 

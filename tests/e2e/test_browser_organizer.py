@@ -11,7 +11,7 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, DrawJobGroup
 from apps.stages.services import create_tournament
-from tests.e2e.conftest import say_yes
+from tests.e2e.conftest import say_yes, submit_sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,7 +41,7 @@ def sign_in(page, url: str) -> None:
     expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
     page.fill("#id_username", "e2e-org")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 def test_organizer_imports_closes_draws_publishes_and_a_visitor_finds_a_player(

@@ -8,6 +8,7 @@ import pytest
 from django.core import mail
 
 from apps.groups.models import Seat
+from tests.e2e.conftest import submit_sign_in
 from tests.worlds.published import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,7 +30,7 @@ def sign_in(page, base: str, username: str, password: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 def test_a_player_claims_an_entry_by_email_and_sees_opponents_contacts(live_server, browser, world):

@@ -14,7 +14,7 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
-from tests.e2e.conftest import say_yes
+from tests.e2e.conftest import say_yes, submit_sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -59,7 +59,7 @@ def sign_in(page, url: str) -> None:
     expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
     page.fill("#id_username", "e2e-qual")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 def test_organizer_closes_the_preliminary_confirms_qualifiers_and_draws_the_semifinal(

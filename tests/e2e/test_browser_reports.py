@@ -9,6 +9,7 @@ import pytest
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.results.models import ResultReport
+from tests.e2e.conftest import submit_sign_in
 from tests.worlds.published import build_world, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -31,7 +32,7 @@ def sign_in(page, base: str, username: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 def test_a_player_reports_with_the_score_and_the_opponent_confirms(live_server, browser, world):

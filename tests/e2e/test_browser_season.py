@@ -35,7 +35,13 @@ def test_a_season_is_set_up_in_the_browser_from_an_empty_site(
     page.fill("#id_username", "boss")
     page.fill("#id_password", PASSWORD)
     page.get_by_role("button", name="Sign in").click()
+    # The first sign-in of the account createsuperuser made asks for the name others see
+    # (else "Organizer 1" everywhere), then goes on.
+    expect(page.locator("#first-name")).to_be_visible()
+    page.fill("#id_display_name", "Season Boss")
+    page.get_by_role("button", name="Save").click()
     expect(page.locator("main")).to_contain_text("No tournaments yet")
+    expect(page.locator(".topbar .who")).to_have_text("Season Boss")
 
     # The tournament, with its three stages.
     page.get_by_role("link", name="New tournament").first.click()

@@ -14,7 +14,7 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.services import create_tournament
 from apps.standings.models import GroupStanding
-from tests.e2e.conftest import say_yes
+from tests.e2e.conftest import say_yes, submit_sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -84,7 +84,7 @@ def test_a_td_enters_corrects_withdraws_and_standings_follow(live_server, browse
     expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
     page.fill("#id_username", "td-e2e")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
     expect(page.get_by_role("heading", level=1)).to_contain_text("Enter results")
 
     seat1 = row_of(page, 1).locator("a.rc")

@@ -11,10 +11,10 @@ import pytest
 from django.urls import reverse
 
 from apps.entrants.services import close_registration, import_entrants
-from apps.groups import views
 from apps.office.services import publish_draw, start_draw
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
+from apps.standings import views
 from tests.worlds.pages import *  # noqa: F403 (the fixtures of this world)
 
 MATCHING = 120
@@ -99,8 +99,9 @@ def test_page_two_shows_the_51st_to_the_100th_in_order(
     client, paged_stage, expected, django_assert_max_num_queries
 ):
     url = reverse("find-player", args=[paged_stage.tournament.slug])
-    # The tournament, the count, the page's seats, their games and their opponents.
-    with django_assert_max_num_queries(5):
+    # The tournament, the count, the page's seats, their games and their opponents, the
+    # games' results and the entries' standings.
+    with django_assert_max_num_queries(7):
         page = client.get(url, {"q": QUERY, "page": 2}).content.decode()
     assert CODE.findall(page) == expected[50:100]
     assert "51–100 of 120" in pager(page)

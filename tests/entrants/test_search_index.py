@@ -11,8 +11,8 @@ from django.urls import reverse
 from apps.entrants.models import Entrant
 from apps.groups.models import Seat
 from apps.groups.services import player_search
-from apps.groups.views import FIND_PER_PAGE
 from apps.stages.models import Stage
+from apps.standings.views import FIND_PER_PAGE
 from tests.worlds.pages import *  # noqa: F403 (the fixtures of this world)
 
 ORDER = ("stage__order", "entrant__name", "entrant__code")

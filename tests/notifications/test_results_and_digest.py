@@ -38,7 +38,10 @@ def test_both_players_hear_of_a_result_and_of_its_correction(
     _enter(world, django_capture_on_commit_callbacks, game, "1-0")
     assert sorted(m.to[0] for m in mail.outbox) == sorted([game.white.email, game.black.email])
     first = mail.outbox[0]
-    assert first.subject == f"Group 1: {game.white.name} – {game.black.name} 1-0"
+    # the subject names the tournament and the stage (issue 27)
+    assert first.subject == (
+        f"Accounts Cup, Preliminary, group 1: {game.white.name} – {game.black.name} 1-0"
+    )
     assert "was entered" in first.body
 
     mail.outbox.clear()

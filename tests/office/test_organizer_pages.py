@@ -1,6 +1,7 @@
 """The organizer's stage dashboard: import, close, draw, review, publish — and who may use it."""
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -70,12 +71,19 @@ def test_sign_in_then_sign_out(client, organizer, cup):
     response = client.post(
         reverse("login"), {"username": "org", "password": PASSWORD, "next": manage}
     )
-    assert response.status_code == 302 and response["Location"] == manage
+    # A first sign-in without a display name asks for one first, then goes on to ``next``.
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('me-name')}?{urlencode({'next': manage, 'first': 1})}"
     assert client.get(manage).status_code == 200
     assert client.get(reverse("logout")).status_code == 405
     response = client.post(reverse("logout"))
     assert response.status_code == 302 and response["Location"] == reverse("home")
     assert client.get(manage).status_code == 302
+    # The next sign-in goes straight on.
+    response = client.post(
+        reverse("login"), {"username": "org", "password": PASSWORD, "next": manage}
+    )
+    assert response.status_code == 302 and response["Location"] == manage
 
 
 def test_a_wrong_password_is_told_plainly(client, organizer):
@@ -249,3 +257,25 @@ def test_a_progress_page_of_another_stage_is_404(organizer_client, drawn_stage, 
     other = create_tournament(organizer, name="Other", slug="other").first_stage
     job = drawn_stage.draw_jobs.first()
     assert organizer_client.get(stage_url(other, "draw-progress", job.pk)).status_code == 404
+
+
+# Issue 27: the dashboard's upload lacked Replace (the entrants page had it).
+def test_the_dashboards_entrant_upload_offers_replace_once_there_are_entrants(
+    client, organizer, registered_stage
+):
+    client.force_login(organizer)
+    manage = reverse("stage-manage", args=["web-cup", registered_stage.order])
+    page = client.get(manage).content.decode()
+    assert 'name="mode" value="replace"' in page
+    answer = client.post(
+        reverse("stage-import", args=["web-cup", registered_stage.order]),
+        {
+            "file": SimpleUploadedFile("entrants.csv", b"code,name,nation\nZ1,Zed,ITA\n"),
+            "mode": "replace",
+        },
+    )
+    assert answer.status_code == 200
+    preview = answer.content.decode()
+    # the preview of a replacement: the confirmation replaces, the 300 others are removed
+    assert '<input type="hidden" name="mode" value="replace"' in preview
+    assert "300" in preview and "Z1" in preview

@@ -74,6 +74,8 @@ def test_a_player_reports_on_the_page_and_the_opponent_confirms_from_my_games(
     # The opponent gets one e-mail asking for an answer (a second run sends nothing).
     [asked] = mail.outbox
     assert asked.to == [opponent_address(world, game)] and "Confirm a result" in asked.subject
+    # the subject names the tournament and the stage (issue 27)
+    assert f"Accounts Cup, Preliminary, group {game.group.number}:" in asked.subject
     assert game_page(game) in asked.body and "7 days" in asked.body
     assert tasks.result_reported(report.pk) == 0 and len(mail.outbox) == 1
 

@@ -114,7 +114,8 @@ def test_find_a_player_by_name_shows_group_seat_and_opponents_with_colours(
     seat = Seat.objects.select_related("entrant", "group").filter(stage=published_stage).first()
     entrant = seat.entrant
     surname = entrant.name.split(",")[0]
-    with django_assert_max_num_queries(5):
+    # the entries, their games and opponents, then the games' results and the standings
+    with django_assert_max_num_queries(7):
         response = client.get(reverse("find-player", args=["web-cup"]), {"q": surname.upper()})
     page = response.content.decode()
     assert entrant.code in page

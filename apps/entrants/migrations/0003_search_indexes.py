@@ -1,4 +1,4 @@
-"""Indexes for "find a player" (apps/groups/views.py find_player, /api/players/), on PostgreSQL.
+"""Indexes for "find a player" (apps/standings/views.py find_player, /api/players/), on PostgreSQL.
 
 The search is ``name__icontains=q | code__iexact=q``, which Django sends to PostgreSQL as
 ``UPPER(name::text) LIKE UPPER('%q%') OR UPPER(code::text) = UPPER('q')``. Indexes on

@@ -23,6 +23,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from apps.core.errors import ActionError, ErrorCode
@@ -118,7 +119,11 @@ def check_request(
                 "These candidates would simulate %(games)s games; at most %(max)s fit in a run. "
                 "Ask for at most %(most)s tournaments."
             )
-            % {"games": f"{games:,}", "max": f"{MAX_GAMES:,}", "most": most},
+            % {
+                "games": number_format(games, force_grouping=True),
+                "max": number_format(MAX_GAMES, force_grouping=True),
+                "most": number_format(most, force_grouping=True),
+            },
         )
         problems.raise_if_any()
     return checked, count, seed or generate_seed()
