@@ -196,12 +196,12 @@ def player_states(
         if len(cells) < k:
             return None
         cell = cells[k - 1]
-        if not cell.played and (cell.half_points > 0 or cell.pairing_allocated_bye):
-            return DOWN  # points without playing (1.4.3)
-        if cell.opponent is None:
-            return None
-        # Paired with different scores (1.4.2) — a forfeit lost too: the pairing was made
-        # (as bbpPairings counts it).
+        if not cell.played or cell.opponent is None:
+            # Points without playing are a downfloat (1.4.3); a game not played and no
+            # points (a forfeit lost, a zero-point bye, an absence) is no float at all, even
+            # if the pairing was made between different scores (as bbpPairings counts it).
+            return DOWN if cell.half_points > 0 or cell.pairing_allocated_bye else None
+        # Played with different scores (1.4.2).
         own = pairing_score_before(number, k)
         other = pairing_score_before(cell.opponent, k)
         if own > other:
