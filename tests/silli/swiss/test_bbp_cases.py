@@ -70,3 +70,28 @@ def test_baku_group_a_is_the_first_half_rounded_up(name, round_number, monkeypat
     )
     other = pair_round(tournament, round_number, Acceleration.BAKU)
     assert (set(other.pairs), other.bye) != (want, bye)
+
+
+@pytest.mark.parametrize(
+    "name,round_number,bye,unplayed",
+    [
+        # the PAB's score is 1.5 (players 4 and 7), the last bracket is of 1 point (players who
+        # may not have it): C9 decides there between the two MDPs, 7 has no unplayed game
+        ("c9_below_the_bye_score_p9_r4", 4, 7, {4: 1, 7: 0}),
+        # the PAB's score is 3.5 (players 6 and 8), brackets of players who may not have it
+        # follow: the PAB assignee is the 3.5 bracket's single downfloater, C9 decides there
+        ("c9_bracket_not_last_p15_r8", 8, 6, {6: 0, 8: 1}),
+    ],
+)
+def test_c9_decides_where_the_bye_assignee_is_the_single_downfloater(
+    name, round_number, bye, unplayed
+):
+    """C9 (the fewest unplayed games for the PAB assignee) applies in every bracket not above
+    the PAB's score whose only downfloater is the PAB assignee (bbpPairings v6.0.0), not only
+    in the last bracket of the PAB's own score."""
+    tournament, (want, want_bye) = _case(name)
+    states = {s.number: s for s in player_states(tournament, round_number)[1]}
+    assert {n: states[n].unplayed for n in unplayed} == unplayed
+    got = pair_round(tournament, round_number)
+    assert want_bye == bye
+    assert (set(got.pairs), got.bye) == (want, want_bye)
