@@ -91,6 +91,18 @@ SCENARIOS = [
         late={1: [{"name": "Zed, Top", "nation": "USA", "rating": 2800}]},
         adjudicate=(2,),
     ),
+    Scenario(
+        "baku30_late",
+        30,
+        7,
+        "baku",
+        seed="x30",
+        late={
+            1: [{"name": "Alpha, Late", "nation": "GER", "rating": 2750}],
+            2: [{"name": "Beta, Late", "nation": "ITA", "rating": 1900}],
+        },
+        withdraw={2: [4], 3: [17]},
+    ),
 ]
 
 

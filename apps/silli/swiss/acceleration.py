@@ -1,10 +1,13 @@
 """Accelerated pairings as virtual points (added to the pairing score only, never to standings).
 
 * ``NONE``: no virtual points;
-* ``BAKU``: FIDE C.04.5.1 (C.04.7 in the 2026 handbook), the Baku Acceleration Method: group A
-  is the first 2·⌈N/4⌉ players of the initial order; the accelerated rounds are the first
-  half of the rounds, rounded up; in the first half of those (rounded up) group A gets a win's
-  points (1), in the rest half of it;
+* ``BAKU``: FIDE C.04.5.1 (C.04.7 in the 2026 handbook), the Baku Acceleration Method, as the
+  official bbpPairings v6.0.0 applies it (``192 FIDE_DUTCH_2025_BAKU``): group A is the first
+  ⌈N/2⌉ players of the initial order (N: every player of the tournament); the accelerated
+  rounds are the first half of the rounds, rounded up; in the first half of those (rounded up)
+  group A gets a win's points (1), in the rest half of it.  FIDE's text says "the first half,
+  rounded up to the nearest even number", 2·⌈N/4⌉, which differs when N ≡ 2 (mod 4); the
+  official build is followed here;
 * ``GENERAL``: O. Milvang's general scheme ("Accelerated pairing", rev. 6, 2017): the same
   rounds and points, group A the first half of the players, rounded down;
 * explicit points per player and round (the TRF ``XXA`` lines): :func:`explicit`.
@@ -33,7 +36,7 @@ def accelerated_rounds(total_rounds: int) -> tuple[int, int]:
 
 def group_a_size(players: int, method: Acceleration) -> int:
     if method is Acceleration.BAKU:
-        return 2 * ((players + 3) // 4)
+        return (players + 1) // 2
     if method is Acceleration.GENERAL:
         return players // 2
     return 0

@@ -29,8 +29,10 @@ C7     the pairing score differences (PSD): each pair's score difference and eac
        of b^level, a downfloater's term counted as "all paired players minus the pairs")
 C8     pairs, then downfloater scores, in the following bracket (a look-ahead on the next
        scoregroup's residents, which is what the next bracket is made of)
-C9     unplayed games of the PAB assignee (wherever the bye vertex is in the matching: the
-       last bracket and a bracket solved over all remaining players)
+C9     unplayed games of the PAB assignee, only where it is the bracket's single downfloater
+       (a bracket not above the PAB's score, no other of its players floating down): on the
+       bye vertex's edge where it is in the matching (the last bracket, a bracket solved over
+       all remaining players), on the pairs of players of the PAB's score in an earlier one
 C10-11 topscorers (last round) or their opponents getting |CD| > 2 / a third colour in a row
 C12-13 players not getting their colour preference / their strong (or absolute) preference
 C14-17 players getting a downfloat again (the higher of an unequal pair, or floating on) 1 / 2
@@ -196,12 +198,12 @@ def player_states(
         if len(cells) < k:
             return None
         cell = cells[k - 1]
-        if not cell.played and (cell.half_points > 0 or cell.pairing_allocated_bye):
-            return DOWN  # points without playing (1.4.3)
-        if cell.opponent is None:
-            return None
-        # Paired with different scores (1.4.2) — a forfeit lost too: the pairing was made
-        # (as bbpPairings counts it).
+        if not cell.played or cell.opponent is None:
+            # Points without playing are a downfloat (1.4.3); a game not played and no
+            # points (a forfeit lost, a zero-point bye, an absence) is no float at all, even
+            # if the pairing was made between different scores (as bbpPairings counts it).
+            return DOWN if cell.half_points > 0 or cell.pairing_allocated_bye else None
+        # Played with different scores (1.4.2).
         own = pairing_score_before(number, k)
         other = pairing_score_before(cell.opponent, k)
         if own > other:
@@ -449,6 +451,7 @@ class _Bracket:
         others: list[int],
         full: bool,
         c9: bool = True,
+        c9_pairs: bool = False,
     ) -> None:
         states = rnd.states
         self.rnd = rnd
@@ -477,6 +480,11 @@ class _Bracket:
         sd_level = {d: k for k, d in enumerate(differences)}
         sd_top = base ** (len(differences) + 1)
         max_unplayed = max((states[v].unplayed for v in vertices), default=0)
+
+        bye_score = states[next(iter(rnd.bye_allowed))].pairing_score if rnd.bye_allowed else None
+
+        def c9_weight(v: int) -> int:
+            return states[v].unplayed + 1 if states[v].pairing_score == bye_score else 0
 
         self.fields: dict[tuple[int, int], list[int]] = {}
         for a_pos, a in enumerate(vertices):
@@ -522,6 +530,11 @@ class _Bracket:
                 elif (a_in or a in in_following) and (b_in or b in in_following):
                     fields[3] = 1
                     fields[4] = next_value[a] + next_value[b]
+                if c9_pairs:
+                    # C9 where the PAB assignee will be this bracket's single downfloater: pair
+                    # the players of the PAB's score with the most unplayed games, which leaves
+                    # the fewest for the PAB (bbpPairings weighs every pair so)
+                    fields[5] = c9_weight(a) + c9_weight(b)
                 if any(fields):
                     self.fields[(a, b)] = fields
         self.bye_fields: dict[int, list[int]] = {}
@@ -573,6 +586,7 @@ def _solve_bracket(
     others: list[int],
     full: bool,
     c9: bool = True,
+    c9_pairs: bool = False,
 ) -> dict[int, int]:
     """Mates in the matching solved (partner vertex, -2 for the bye, absent if unpaired): the
     bracket's players, and in the look-ahead the following bracket's too.
@@ -588,7 +602,7 @@ def _solve_bracket(
     exchange putting the higher member of each pair in S1: these keys are sums over its pairs.
     """
     states = rnd.states
-    problem = _Bracket(rnd, bracket, mdps, following, others, full, c9)
+    problem = _Bracket(rnd, bracket, mdps, following, others, full, c9, c9_pairs)
     in_bracket = set(bracket)
     residents = [v for v in bracket if v not in mdps]
     removed: set[int] = set()
@@ -644,19 +658,21 @@ def _without_c9_if_floating(
     others: list[int],
     mates: dict[int, int],
 ) -> dict[int, int]:
-    """C9 (the fewest unplayed games for the PAB assignee) decides only in the bracket of the
-    PAB's score and only when the PAB assignee is that bracket's single downfloater: if the
-    pairing found sends a player of the bracket below that score, or the bracket is not of
-    that score, it is solved again without C9 (as bbpPairings reads the rule)."""
+    """C9 (the fewest unplayed games for the PAB assignee) decides only when the PAB assignee is
+    the bracket's single downfloater: the bracket's score is not above the PAB's score, and no
+    player of the bracket (its MDPs included) is paired below the bracket's score.  Otherwise
+    the bracket is solved again without C9 (as bbpPairings v6.0.0 reads the rule).  A bracket
+    below the PAB's score (of players who may not have it) counts too: its MDPs of the PAB's
+    score are the candidates."""
     if not rnd.bye_allowed or -2 not in mates.values():
         return mates
     states = rnd.states
     bye_score = states[next(iter(rnd.bye_allowed))].pairing_score
     own_score = min(states[v].pairing_score for v in bracket)
     floats_below = any(
-        mates.get(v, -1) >= 0 and states[mates[v]].pairing_score < bye_score for v in bracket
+        mates.get(v, -1) >= 0 and states[mates[v]].pairing_score < own_score for v in bracket
     )
-    if own_score == bye_score and not floats_below:
+    if own_score <= bye_score and not floats_below:
         return mates
     return _solve_bracket(rnd, bracket, set(mdps), following, others, True, c9=False)
 
@@ -747,6 +763,7 @@ def _pair_brackets(
         )
 
     groups = sorted({s.pairing_score for s in rnd.states}, reverse=True)
+    bye_score = min(rnd.states[v].pairing_score for v in rnd.bye_allowed) if rnd.bye_allowed else 0
     remaining = set(everyone)
     mdps: list[int] = []
     pairs: list[tuple[int, int]] = []
@@ -763,7 +780,17 @@ def _pair_brackets(
             next_score = groups[g + 1]
             following = [v for v in lower if rnd.states[v].pairing_score == next_score]
             others = [v for v in lower if rnd.states[v].pairing_score != next_score]
-            mates = _solve_bracket(rnd, bracket, set(mdps), following, others, False)
+            # C9 decides here too when the PAB assignee is the bracket's single downfloater
+            # (the bracket not above the PAB's score, no other player of it floating down):
+            # solved with it, and again without it if that is not so.
+            c9_pairs = bool(rnd.bye_allowed) and score <= bye_score
+            mates = _solve_bracket(
+                rnd, bracket, set(mdps), following, others, False, c9_pairs=c9_pairs
+            )
+            if c9_pairs:
+                left = [v for v in bracket if mates.get(v, -1) not in set(bracket)]
+                if len(left) > 1 or any(v not in rnd.bye_allowed for v in left):
+                    mates = _solve_bracket(rnd, bracket, set(mdps), following, others, False)
             # The look-ahead's optimum is the round's only if the round can be completed
             # around *all* its pairs, the following bracket's included (C8 counts those):
             # otherwise solve over every remaining player.

@@ -2,8 +2,9 @@
 
 Pure Python, no Django.  Read: the ``001`` player records (start rank in columns 5–8, name
 15–47, rating 49–52, points 81–84, and from column 92 one 10-character cell per round,
-``oooo c r``: opponent, colour ``w``/``b``/``-``, result), ``XXR`` (total rounds), ``XXC``
-(``white1``/``black1``: the initial colour; ``rank`` is accepted and ignored), ``XXA`` (a
+``oooo c r``: opponent, colour ``w``/``b``/``-``, result), ``XXR`` or TRF-2026's ``142`` (total
+rounds), ``XXC`` (``white1``/``black1``: the initial colour; ``rank`` is accepted and ignored) or
+TRF-2026's ``152 W``/``152 B`` (the initial colour), ``XXA`` (a
 player's virtual points per round, ``XXA NNNN pp.p pp.p ...``) and ``XXZ`` (players absent in
 the round to be paired).  Other lines are ignored.
 
@@ -200,11 +201,16 @@ def parse_trf(text: str) -> Tournament:
             if player.number in players:
                 raise TrfError(number, f"start rank {player.number} appears twice")
             players[player.number] = player
-        elif code == "XXR":
+        elif code in ("XXR", "142"):
             value = line[3:].strip()
             if not value.isdigit() or int(value) < 1:
-                raise TrfError(number, f"XXR needs a number of rounds, not {value!r}")
+                raise TrfError(number, f"{code} needs a number of rounds, not {value!r}")
             total_rounds = int(value)
+        elif code == "152":
+            value = line[3:].strip()
+            if value not in ("W", "B"):
+                raise TrfError(number, f"152 needs the initial colour W or B, not {value!r}")
+            initial = Colour.WHITE if value == "W" else Colour.BLACK
         elif code == "XXC":
             for word in line[3:].split():
                 if word.lower() == "white1":

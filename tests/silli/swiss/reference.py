@@ -11,6 +11,12 @@ and the pairing-allocated bye. As in FIDE's endorsement test (C.04.A), a tournam
 
 A directory is read for ``*.trf`` (sorted). The first differing round of each discrepant
 tournament is printed (``--show``), with what differs.
+
+A tournament the reference could not finish (bbpPairings' generator stops, exit status 1, when
+no legal pairing exists for a round, and writes the rounds before it) comes with a sidecar
+``NAME.next``: ``none`` if the reference finds no legal pairing for the round after the last
+one in the file (then ours must not find one either), or the reference's pairing of that round
+(its ``-p`` output). ``bbp_check.py`` writes them.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from apps.silli.swiss.dutch import PairingError, _initial_colour, pair_round  # noqa: E402
+from apps.silli.swiss.dutch import Pairing, PairingError, _initial_colour, pair_round  # noqa: E402
 from apps.silli.swiss.trf import (  # noqa: E402
     RoundCell,
     Tournament,
@@ -87,9 +93,9 @@ def check(path: str) -> Verdict:
     try:
         tournament = parse_trf(decode_trf(Path(path).read_bytes()))
     except TrfError as error:
-        return Verdict(Path(path).name, 0, 0, f"unreadable: {error}")
+        return Verdict(path, 0, 0, f"unreadable: {error}")
     last = tournament.rounds_with_pairings
-    verdict = Verdict(Path(path).name, last)
+    verdict = Verdict(path, last)
     for r in range(1, last + 1):
         want, want_bye = reference_round(tournament, r)
         try:
@@ -97,23 +103,57 @@ def check(path: str) -> Verdict:
         except PairingError as error:
             verdict.first_bad, verdict.detail = r, f"no pairing: {error}"
             return verdict
-        mine = set(got.pairs)
-        if mine != want or got.bye != want_bye:
-            pairs_mine = {frozenset(p) for p in mine}
-            pairs_want = {frozenset(p) for p in want}
-            if pairs_mine == pairs_want and got.bye == want_bye:
-                swapped = sorted(p for p in mine - want)
-                detail = f"colours differ in {len(swapped)} pair(s): ours {swapped[:6]}"
-            else:
-                only_mine = sorted(tuple(sorted(p)) for p in pairs_mine - pairs_want)
-                only_ref = sorted(tuple(sorted(p)) for p in pairs_want - pairs_mine)
-                detail = (
-                    f"pairs differ: ours {only_mine[:6]} reference {only_ref[:6]}; "
-                    f"bye ours {got.bye} reference {want_bye}"
-                )
+        detail = _compare(got, want, want_bye)
+        if detail:
             verdict.first_bad, verdict.detail = r, detail
             return verdict
+    sidecar = Path(path).with_suffix(".next")
+    if sidecar.exists():
+        verdict.rounds += 1
+        r = last + 1
+        expected = sidecar.read_text().split()
+        try:
+            got = pair_round(before_round(tournament, r), round_number=r)
+        except PairingError as error:
+            if expected != ["none"]:
+                verdict.first_bad, verdict.detail = r, f"no pairing: {error}"
+            return verdict
+        if expected == ["none"]:
+            verdict.first_bad = r
+            verdict.detail = f"the reference finds no legal pairing, ours {sorted(got.pairs)}"
+            return verdict
+        want, want_bye = parse_pairs(" ".join(expected))
+        detail = _compare(got, want, want_bye)
+        if detail:
+            verdict.first_bad, verdict.detail = r, detail
     return verdict
+
+
+def parse_pairs(text: str) -> tuple[set[tuple[int, int]], int | None]:
+    """bbpPairings' ``-p`` output (the number of pairs, then ``white black``, the bye ``N 0``)."""
+    words = text.split()
+    pairs = list(zip(map(int, words[1::2]), map(int, words[2::2]), strict=True))
+    if len(pairs) != int(words[0]):
+        raise ValueError(f"{words[0]} pairs announced, {len(pairs)} given")
+    return {(w, b) for w, b in pairs if b}, next((w for w, b in pairs if not b), None)
+
+
+def _compare(got: Pairing, want: set[tuple[int, int]], want_bye: int | None) -> str:
+    """What differs between our pairing and the reference's ("" if nothing)."""
+    mine = set(got.pairs)
+    if mine == want and got.bye == want_bye:
+        return ""
+    pairs_mine = {frozenset(p) for p in mine}
+    pairs_want = {frozenset(p) for p in want}
+    if pairs_mine == pairs_want and got.bye == want_bye:
+        swapped = sorted(p for p in mine - want)
+        return f"colours differ in {len(swapped)} pair(s): ours {swapped[:6]}"
+    only_mine = sorted(tuple(sorted(p)) for p in pairs_mine - pairs_want)
+    only_ref = sorted(tuple(sorted(p)) for p in pairs_want - pairs_mine)
+    return (
+        f"pairs differ: ours {only_mine[:6]} reference {only_ref[:6]}; "
+        f"bye ours {got.bye} reference {want_bye}"
+    )
 
 
 def files(args: list[str]) -> list[str]:

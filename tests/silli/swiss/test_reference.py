@@ -1,19 +1,21 @@
-"""The Dutch engine against a FIDE-endorsed engine's own tournaments.
+"""The Dutch engine against the official bbpPairings' own tournaments.
 
-``data/bbppairings_random.tar.xz`` holds 160 random tournaments generated and paired, every
-round, by bbpPairings (https://github.com/BieremaBoyzProgramming/bbpPairings, Apache-2.0;
-``--dutch -g`` with the FIDE Dutch rules of 2025, the rules this engine implements), in
-groups: 12 players × 5 rounds, 20 × 7, 30 × 9, 40 × 7, 31 × 11, 60 × 9, and the generator's
-default mix (up to 90 players, 5 rounds); forfeits, half-point byes, absences and
-withdrawals as its generator draws them. See ``data/SOURCES.md`` for how the files were made.
+``data/bbppairings_random.tar.xz`` holds 300 random tournaments generated and paired, every
+round, by the official bbpPairings v6.0.0 (https://github.com/BieremaBoyzProgramming/bbpPairings,
+Apache-2.0; ``--dutch -g`` with the FIDE Dutch rules of 2025, the rules this engine implements):
+25 each of 12 configurations from 9 to 40 players and 5 to 11 rounds, two of them with many
+forfeits, byes and withdrawals (``bbp_check.SUITE_CONFIGS``); forfeits, half-point byes,
+absences and withdrawals as its generator draws them.  Where the generator stopped because no
+legal pairing exists for a round, ``NAME.next`` says so (``none``) and the engine must not find
+one either.  See ``data/SOURCES.md`` for how the files were made.
 
 Every round of every tournament, the first included, is paired again from the rounds before it
-and compared with what bbpPairings paired: the pairs, who has White, and the bye. FIDE's
-endorsement test allows 10 discrepant tournaments in 5,000; here none is allowed (the full
-check of 5,187 such tournaments, by ``reference.py``, is reported in the README).
+and compared with what bbpPairings paired: the pairs, who has White, and the bye.  FIDE's
+endorsement test allows 10 discrepant tournaments in 5,000; here none is allowed (the big check,
+``bbp_check.py``, and its figures are in the README).
 
-``data/bbppairings_baku_rounds.tar.xz``: 350 single rounds paired by the same engine with the
-Baku acceleration (C.04.5.1), each compared the same way.
+``data/bbppairings_baku_rounds.tar.xz``: single rounds paired by the same build with the Baku
+acceleration (``192 FIDE_DUTCH_2025_BAKU``), each compared the same way.
 """
 
 from __future__ import annotations
@@ -27,33 +29,40 @@ from apps.silli.swiss.acceleration import Acceleration
 from apps.silli.swiss.dutch import pair_round
 from apps.silli.swiss.trf import decode_trf, parse_trf
 
-from .reference import check
+from .reference import check, parse_pairs
 
 ARCHIVE = Path(__file__).parent / "data" / "bbppairings_random.tar.xz"
 
 
-def _tournaments() -> list[tuple[str, bytes]]:
+def _tournaments() -> list[tuple[str, bytes, bytes | None]]:
     with tarfile.open(ARCHIVE, "r:xz") as tar:
-        return [
-            (member.name, tar.extractfile(member).read())  # type: ignore[union-attr]
-            for member in tar.getmembers()
-            if member.isfile()
-        ]
+        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+    return [
+        (name, content, files.get(name[:-4] + ".next"))
+        for name, content in sorted(files.items())
+        if name.endswith(".trf")
+    ]
 
 
 TOURNAMENTS = _tournaments()
 
 
 def test_the_archive_holds_the_tournaments():
-    assert len(TOURNAMENTS) == 160
-    groups = {name.split("/")[0] for name, _ in TOURNAMENTS}
-    assert len(groups) == 7
+    assert len(TOURNAMENTS) == 300
+    groups = {name.split("/")[0] for name, _, _ in TOURNAMENTS}
+    assert len(groups) == 12
+    # some stopped for want of a legal pairing (the engine must find none either)
+    assert any(after == b"none\n" for _, _, after in TOURNAMENTS)
 
 
-@pytest.mark.parametrize("name,content", TOURNAMENTS, ids=[name for name, _ in TOURNAMENTS])
-def test_every_round_is_paired_as_bbppairings_paired_it(name, content, tmp_path):
+@pytest.mark.parametrize(
+    "name,content,after", TOURNAMENTS, ids=[name for name, _, _ in TOURNAMENTS]
+)
+def test_every_round_is_paired_as_bbppairings_paired_it(name, content, after, tmp_path):
     path = tmp_path / Path(name).name
     path.write_bytes(content)
+    if after is not None:
+        path.with_suffix(".next").write_bytes(after)
     verdict = check(str(path))
     assert verdict.rounds >= 5
     assert verdict.first_bad is None, f"round {verdict.first_bad}: {verdict.detail}"
@@ -77,15 +86,18 @@ BAKU_ROUNDS = _baku_rounds()
 
 
 def test_the_baku_archive_holds_its_rounds():
-    assert len(BAKU_ROUNDS) == 350
-    # every field size here is one for which FIDE's group A, 2·⌈N/4⌉, is also ⌈N/2⌉
-    assert {name.split("-")[1] for name, _, _ in BAKU_ROUNDS} == {
-        "p12",
-        "p20",
-        "p31",
-        "p40",
-        "p60",
-        "p80",
+    assert len(BAKU_ROUNDS) == 328
+    # field sizes where the official build's group A, ⌈N/2⌉, and FIDE's text's 2·⌈N/4⌉ differ
+    # (9, 10, 18, 21, 33) and where they agree (12, 30, 40)
+    assert {name.split("-")[0] for name, _, _ in BAKU_ROUNDS} == {
+        "p9r5",
+        "p10r9",
+        "p12r5",
+        "p18r9",
+        "p21r7",
+        "p30r9",
+        "p33r7",
+        "p40r7",
     }
 
 
@@ -95,10 +107,6 @@ def test_the_baku_archive_holds_its_rounds():
 def test_a_baku_round_is_paired_as_bbppairings_paired_it(name, content, expected):
     round_number = int(name.rsplit("-r", 1)[1][:-4])
     tournament = parse_trf(decode_trf(content))
-    lines = expected.split()
-    pairs = list(zip(map(int, lines[1::2]), map(int, lines[2::2]), strict=True))
-    assert len(pairs) == int(lines[0])
-    want = {(w, b) for w, b in pairs if b}
-    bye = next((w for w, b in pairs if not b), None)
+    want, bye = parse_pairs(expected)
     got = pair_round(tournament, round_number, Acceleration.BAKU)
     assert (set(got.pairs), got.bye) == (want, bye)
