@@ -1,7 +1,8 @@
 """Suite-wide rules for tests that need an outside service.
 
-Mark a test `postgres`, `redis`, `browser` or `redocly` when it needs PostgreSQL, Redis,
-Chromium or Redocly's CLI (package.json's, installed by `npm ci`).
+Mark a test `postgres`, `redis`, `browser`, `redocly` or `pgn_extract` when it needs
+PostgreSQL, Redis, Chromium, Redocly's CLI (package.json's, installed by `npm ci`) or
+pgn-extract (Debian's package).
 Locally a missing service skips the test, so `make test` works on a bare machine. In CI
 (`CI=true`) every service must be there, so a missing one fails the test instead of hiding
 it behind a skip.
@@ -12,6 +13,7 @@ no worker listens; tests/worlds/worker.py starts a real worker where that is the
 
 import functools
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +56,18 @@ def _chromium_missing() -> str | None:
     return f"{CHROMIUM} is missing (apt-get install chromium)"
 
 
+def pgn_extract_path() -> str | None:
+    """Debian installs pgn-extract in /usr/games, which root's PATH may lack."""
+    return shutil.which("pgn-extract") or shutil.which("pgn-extract", path="/usr/games")
+
+
+@functools.cache
+def _pgn_extract_missing() -> str | None:
+    if pgn_extract_path():
+        return None
+    return "pgn-extract is missing (apt-get install pgn-extract)"
+
+
 @functools.cache
 def _redocly_missing() -> str | None:
     if REDOCLY.exists():
@@ -66,6 +80,7 @@ _SERVICE_CHECKS = {
     "redis": _redis_missing,
     "browser": _chromium_missing,
     "redocly": _redocly_missing,
+    "pgn_extract": _pgn_extract_missing,
 }
 
 
