@@ -9,7 +9,7 @@ import pytest
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
 from apps.results.models import ResultReport
-from tests.e2e.conftest import submit_sign_in
+from tests.e2e.conftest import import_results_csv, submit_sign_in
 from tests.worlds.published import build_world, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -101,21 +101,14 @@ def test_a_td_imports_a_csv_fixes_the_bad_line_and_imports_it(live_server, brows
     sign_in(page, base, "td1")
     page.goto(f"{base}/t/report-cup/s/1/g/1/results/")
 
-    def upload(lines: list[str]) -> None:
-        text = "\n".join(["white,black,result", *lines]) + "\n"
-        page.locator("input[type=file]").set_input_files(
-            {"name": "results.csv", "mimeType": "text/csv", "buffer": text.encode()}
-        )
-        page.get_by_role("button", name="Preview the import").click()
-
-    upload([*good[:2], swapped])
+    import_results_csv(page, [*good[:2], swapped])
     expect(page.locator("main")).to_contain_text("Nothing was imported")
     bad = page.locator("tr", has_text="colours swapped")
     expect(bad).to_have_count(1)
     expect(bad.locator("td").first).to_have_text("4")
     assert not Game.objects.filter(group=world.group).exclude(result="").exists()
 
-    upload(good)
+    import_results_csv(page, good)
     confirm = page.get_by_role("button", name="Confirm: import 3 games")
     expect(confirm).to_be_visible()
     confirm.click()

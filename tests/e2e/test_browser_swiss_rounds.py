@@ -16,15 +16,12 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
 from apps.stages.services import create_tournament
+from tests.e2e.conftest import DESKTOP, play_round, shoot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-swiss-rounds-1"
-PHONE = {"width": 360, "height": 800}
-DESKTOP = {"width": 1280, "height": 900}
 SHOTS = "/tmp/closed-circle-swiss-{page}-{width}.png"  # looked at by people, not compared
-# Each round's results, board by board (as the result list labels them).
-RESULTS = ["1-0", "½-½", "0-1", "1-0"]
 
 
 @pytest.fixture
@@ -63,31 +60,6 @@ def sign_in(page, base: str, username: str) -> None:
     page.get_by_role("button", name="Sign in").click()
 
 
-def play_round(page, number: int) -> None:
-    """Enter every board's result of the round shown, board by board."""
-    from playwright.sync_api import expect
-
-    boards = page.locator("table.boards tbody tr")
-    expect(boards).to_have_count(4)
-    for board in range(1, 5):
-        row = page.locator(f"tr#board-{board}")
-        row.get_by_label(f"Result on board {board}").select_option(label=RESULTS[board - 1])
-        row.get_by_role("button", name="Save").click()
-        expect(page.locator(".messages")).to_contain_text("Saved")
-        expect(page).to_have_url(re.compile(rf"/rounds/{number}/#board-{board}$"))
-        expect(page.locator(f"tr#board-{board} .round-result")).to_be_visible()
-
-
-def shoot(page, name: str) -> None:
-    for viewport in (DESKTOP, PHONE):
-        page.set_viewport_size(viewport)
-        page.screenshot(path=SHOTS.format(page=name, width=viewport["width"]), full_page=True)
-        # nothing wider than the screen: the page does not scroll sideways
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= viewport["width"], (name, viewport, width)
-    page.set_viewport_size(DESKTOP)
-
-
 def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     from playwright.sync_api import expect
 
@@ -99,7 +71,7 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     facts = page.locator("dl.facts")
     expect(facts).to_contain_text("Rounds")
     expect(facts).not_to_contain_text("Games per player")
-    shoot(page, "group")
+    shoot(page, SHOTS, "group")
     page.locator("nav.group-nav").get_by_role("link", name="Rounds").click()
     expect(page).to_have_url(re.compile(r"/rounds/1/$"))
     expect(page.get_by_role("heading", level=1)).to_contain_text("Round 1 of 3")
@@ -107,7 +79,7 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     expect(page.locator(".round-deadline")).to_contain_text("Round 1 ends on")
     bye = SwissBye.objects.get(group=group, round=1).entrant
     expect(page.locator("#bye")).to_contain_text(bye.name)
-    shoot(page, "round-1-open")
+    shoot(page, SHOTS, "round-1-open")
 
     play_round(page, 1)
     # the last result paired round 2: the navigation has it
@@ -136,7 +108,7 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     expect(page.locator("#standings")).to_contain_text("Standings after round 2")
     after_two = page.locator("table.round-standings tbody tr").all_inner_texts()
     assert after_two != after_one
-    shoot(page, "round-2-played")
+    shoot(page, SHOTS, "round-2-played")
 
     # round 1's page still shows the standings as they were after round 1
     page.goto(f"{base}{group.get_absolute_url()}rounds/1/")
@@ -147,7 +119,7 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     page.locator("nav.group-nav").get_by_role("link", name="Enter results").click()
     expect(page.locator("table.round-counts tbody tr")).to_have_count(3)
     expect(page.locator("#results-grid")).to_have_count(0)
-    shoot(page, "results")
+    shoot(page, SHOTS, "results")
 
     assert Game.objects.filter(group=group, round__in=[1, 2], result="").count() == 0
     assert Game.objects.filter(group=group, round=3).count() == 4  # paired by itself
@@ -162,5 +134,5 @@ def test_two_rounds_played_through_the_round_pages(live_server, browser, group):
     page.goto(f"{base}/t/{stage.tournament.slug}/s/{stage.order}/")
     expect(page.locator("main")).not_to_contain_text("principle")
     expect(page.locator("main")).not_to_contain_text("Games per player")
-    shoot(page, "stage")
+    shoot(page, SHOTS, "stage")
     page.close()

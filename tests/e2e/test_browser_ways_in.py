@@ -10,15 +10,13 @@ from django.core import mail
 
 from apps.results.models import ResultReport
 from apps.results.reports import report_result
+from tests.e2e.conftest import CLAIM_LINK, DESKTOP, PHONE, submit_sign_in
 from tests.worlds.published import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-player-123"
-PHONE = {"width": 360, "height": 780}
-DESKTOP = {"width": 1280, "height": 900}
 SHOT = "/tmp/closed-circle-game-signed-out-{width}.png"
-CLAIM = re.compile(r"https?://[^/\s]+(/accounts/claim/[^/\s]+/\?next=\S+)")
 
 
 @pytest.fixture
@@ -41,7 +39,8 @@ def test_the_opponent_claims_through_the_confirm_email_and_confirms(live_server,
     mail.outbox.clear()
     report = report_result(world.users["player"], game, won)
     [message] = [m for m in mail.outbox if m.to == [opponent.email]]
-    link = CLAIM.search(message.body).group(1)
+    link = CLAIM_LINK.search(message.body).group(1)
+    assert "?next=" in link
 
     page = browser.new_page(viewport=DESKTOP)
     page.goto(live_server.url + link)
@@ -72,7 +71,7 @@ def test_a_signed_out_player_is_led_to_sign_in_and_back(live_server, browser, wo
     way_in.get_by_role("link", name="Sign in to report, confirm or dispute this result").click()
     page.fill("#id_username", "player")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)  # a first sign-in is asked for a name: "Later" goes on
     expect(page).to_have_url(live_server.url + _game_path(game))
     expect(page.get_by_role("heading", name="Report the result")).to_be_visible()
     expect(page.locator("#players")).to_have_count(0)
