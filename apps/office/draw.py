@@ -342,7 +342,8 @@ def persist_job(stage: Stage, job: DrawJob) -> str:
     Seat.objects.filter(stage=stage).delete()
     Group.objects.filter(stage=stage).delete()
     if connection.vendor != "postgresql":
-        texts = list(job.group_results.order_by("number").values_list("payload", flat=True))
+        stored = job.group_results.order_by("number").values_list("payload", flat=True)
+        texts = [t for t in stored if t is not None]  # all of them: the finish checked
         persist_groups(stage, [json.loads(t) for t in texts])
         return texts_digest(texts)
     quote = connection.ops.quote_name

@@ -53,7 +53,8 @@ def draw_file(stage: Stage) -> str | None:
     )
     if job is None:
         return None
-    texts = list(job.group_results.order_by("number").values_list("payload", flat=True))
+    stored = job.group_results.order_by("number").values_list("payload", flat=True)
+    texts = [t for t in stored if t is not None]  # a succeeded job drew every group
     header = StageDraw(
         seed=job.seed,
         settings=DrawSettings.from_dict(job.draw_settings),
