@@ -380,7 +380,11 @@ def claim(request: HttpRequest, token: str) -> HttpResponse:
         entrant = services.claimable_entrant(token)
     except ActionError as error:
         return _link_error(request, error)
-    form = AccountForm(request.POST if request.method == "POST" else None)
+    # A new account's name starts as the entry's (the person claiming it is that entrant).
+    form = AccountForm(
+        request.POST if request.method == "POST" else None,
+        initial={"display_name": entrant.name},
+    )
     status = 200
     if request.method == "POST":
         status = _accept_or_join(

@@ -38,7 +38,10 @@ def test_a_player_asks_for_a_link_and_claims_the_entry_with_a_new_account(
     assert unclaimed.code in message.body
     link = LINK.search(message.body).group(1)
 
-    assert unclaimed.name in client.get(link).text
+    page = client.get(link)
+    assert unclaimed.name in page.text
+    # The new account's name starts as the entry's: a claimer never shows as "Account 3".
+    assert page.context["form"]["display_name"].value() == unclaimed.name
     answer = client.post(
         link,
         {"username": "claimer", "password1": "chess-by-mail-7", "password2": "chess-by-mail-7"},
