@@ -354,6 +354,19 @@ class FigureTable:
         denominator: int = getattr(self, f"{name}_den")[i]
         return numerator, denominator
 
+    def denominators(self, name: str) -> int | list[int]:
+        """The denominator of figure ``name`` (a :class:`Figures` field but ``id``): one for
+        every player (1 for a count), or each player's (a Torino figure)."""
+        unit = _UNITS[name]
+        if unit == "count":
+            return 1
+        if unit == "scale":
+            return self.scale
+        if unit == "sb":
+            return 2 * self.scale
+        denominators: list[int] = getattr(self, f"{name}_den")
+        return denominators
+
     def column(self, key: Key) -> list[int]:
         """Every player's figure ``key`` as an integer that orders and ties exactly as the
         figure does (the Torino fractions over their least common denominator)."""
@@ -522,6 +535,7 @@ def figure_table(
         first: list[int] = []  # fide2024: own unplayed games not won, cut before the others
         entry_rgp: list[int] = []  # the opponents of played games: rgp and gms
         entry_gms: list[int] = []
+        add_rgp, add_gms, add_kept = entry_rgp.append, entry_gms.append, kept.append
         sb = wins = black_games = 0
         mine = points[i]
         for opponent, outcome, is_played, black in own:
@@ -530,10 +544,10 @@ def figure_table(
             if is_played:
                 if black:
                     black_games += 1
-                entry_rgp.append(rgp[opponent])
-                entry_gms.append(gms[opponent])
+                add_rgp(rgp[opponent])
+                add_gms(gms[opponent])
                 contribution = value[opponent]
-                kept.append(contribution)
+                add_kept(contribution)
             elif fide:
                 contribution = mine
                 (kept if outcome == WIN else first).append(mine)
@@ -631,12 +645,23 @@ def _torino_cuts(
     elif variant is CutVariant.RATIO:
         common = lcm(*entry_gms)
         keys = [(r * (common // g), -g) for r, g in zip(entry_rgp, entry_gms, strict=True)]
-    else:  # TARGET, and NONE for a player without unplayed games: the ratio left, highest first
-        common = lcm(*(den - g for g in entry_gms if den > g))
-        keys = [
-            (-(num - r) * (common // (den - g)) if den > g else 0, 0)
-            for r, g in zip(entry_rgp, entry_gms, strict=True)
-        ]
+    elif count == 1:  # TARGET, NONE: nothing is left whichever is removed
+        return entry_rgp[0], entry_gms[0], entry_rgp[0], entry_gms[0]
+    else:
+        # TARGET, and NONE for a player without unplayed games: the low entry leaves the
+        # highest ratio (num - rgp) / (den - gms) (the first such), the high entry the lowest
+        # (the last such); with two entries or more every den - gms is positive, so ratios
+        # compare exactly by cross-multiplying.
+        low = high = 0
+        low_left, low_den = high_left, high_den = num - entry_rgp[0], den - entry_gms[0]
+        for j in range(1, count):
+            left, rest = num - entry_rgp[j], den - entry_gms[j]
+            if left * low_den > low_left * rest:
+                low, low_left, low_den = j, left, rest
+            if left * high_den <= high_left * rest:
+                high, high_left, high_den = j, left, rest
+        low_rgp, low_gms = entry_rgp[low], entry_gms[low]
+        return low_rgp, low_gms, low_rgp + entry_rgp[high], low_gms + entry_gms[high]
     low = keys.index(min(keys))
     if count == 1:
         return entry_rgp[low], entry_gms[low], entry_rgp[low], entry_gms[low]

@@ -43,6 +43,21 @@ def stale_after() -> timedelta:
     return timedelta(seconds=getattr(settings, "STANDINGS_STALE_SECONDS", 60))
 
 
+def stage_batch() -> int:
+    """How many groups of one stage queued at once are recomputed by one pass over the stage
+    (``groups.recompute_stage``) rather than a task each (0: never)."""
+    return int(getattr(settings, "STANDINGS_STAGE_BATCH", 10))
+
+
+def groups_by_stage(group_ids: list[int]) -> dict[int, list[int]]:
+    """The groups by their stage (one query)."""
+    by_stage: dict[int, list[int]] = {}
+    rows = Group.objects.filter(pk__in=group_ids).values_list("stage_id", "pk")
+    for stage_id, group_id in rows:
+        by_stage.setdefault(stage_id, []).append(group_id)
+    return by_stage
+
+
 GROUP_STANDINGS = Derived(
     mark_model=StandingsMark,
     key="group_id",
@@ -54,7 +69,16 @@ GROUP_STANDINGS = Derived(
     step="recompute",
     item="group",
     mirror=(Group, "standings_pending"),
+    # Many groups of one stage at once (an import, a publication, a forced recompute, the
+    # sweep after an outage): one pass over the stage recomputes them all.
+    batch_task="apps.standings.tasks.recompute_stage_standings",
+    batch_of=groups_by_stage,
+    batch_min=stage_batch,
 )
+
+# The class of the stage's standings lock (PostgreSQL advisory, with the stage's id): a
+# group's recompute holds it shared, the stage's pass exclusive (apps/core/locking.py).
+STAGE_STANDINGS_LOCK = 0x5347  # "SG"
 
 STAGE_RANKING = Derived(
     mark_model=RankingMark,

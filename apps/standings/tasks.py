@@ -40,6 +40,12 @@ def recompute_group_standings(group_id: int) -> int:
     return groups.recompute_if_pending(group_id) or 0
 
 
+@shared_task(name="apps.standings.tasks.recompute_stage_standings", **MARKED)
+def recompute_stage_standings(stage_id: int) -> int:
+    """Every pending group of the stage in one pass (many were queued at once)."""
+    return groups.recompute_stage(stage_id, only_if_pending=True)
+
+
 @shared_task(name=STAGE_RANKING.task, **MARKED)
 def rebuild_stage_ranking(stage_id: int) -> int:
     return ranking.rebuild_ranking(stage_id) or 0
