@@ -5,7 +5,9 @@ queue again).
 **A group's standings** (:data:`GROUP_STANDINGS`): a result change marks its group
 (:func:`schedule_recompute`, in the change's transaction) and queues one recompute on commit;
 further changes queue nothing more until it ran (coalesced). The recompute
-(``groups.recompute_group``) clears the mark only if no change was marked meanwhile.
+(``groups.recompute_group``) clears the mark only if no change was marked meanwhile. Many
+groups of one stage queued at once (``STANDINGS_STAGE_BATCH`` or more) get one pass over the
+stage instead (``groups.recompute_stage``, the task ``recompute_stage_standings``).
 Pages, API and qualification say "being updated since" while a mark is set
 (:func:`pending_since`, :func:`stage_pending`).
 

@@ -1,4 +1,5 @@
-"""The coalesced standings recompute (one queued task per group at a time), the coalesced
+"""The coalesced standings recompute (one queued task per group at a time, or one pass over a
+stage for many of its groups), the coalesced
 rebuild of a stage's stored ranking (one queued task per stage at a time, for many group
 recomputes), and the sweep that queues again what a dead broker or a killed worker left
 behind: thin wrappers around ``groups.py``, ``ranking.py`` and the two kinds of
