@@ -380,6 +380,10 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 # queued again by the sweep that beat runs every STANDINGS_SWEEP_SECONDS.
 STANDINGS_STALE_SECONDS = float(_ENV.get("STANDINGS_STALE_SECONDS") or 60)
 STANDINGS_SWEEP_SECONDS = float(_ENV.get("STANDINGS_SWEEP_SECONDS") or 60)
+# As many groups of one stage queued at once as this, or more (an import, a publication, a
+# forced recompute, a sweep), are recomputed by one pass over the stage (one read, one
+# write: apps/standings/groups.py recompute_stage) instead of a task each; 0: never.
+STANDINGS_STAGE_BATCH = int(_ENV.get("STANDINGS_STAGE_BATCH") or 10)
 CELERY_BEAT_SCHEDULE = {
     # Draw jobs whose tasks were lost (a killed worker, a broker outage) go on within minutes;
     # jobs past their time limit stop (apps/core/jobs.py Job.stalled).

@@ -38,7 +38,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app
-from django.db import connection, models, transaction
+from django.db import DatabaseError, connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError
@@ -97,6 +97,13 @@ class Derived:
     mirror: tuple[type[models.Model], str] | None = None
     # The marks' "last rebuilt at" column, if any: an item never built is due at once.
     built: str | None = None
+    # Rebuilding many items in one pass: the registered name of a task that rebuilds every
+    # pending item of one batch (its only argument: the batch's id, e.g. a stage's), the
+    # function giving each batch's items (by batch id) of the items it is given, and how
+    # many items of one batch, at least, go to that task rather than a task each (0: never).
+    batch_task: str | None = None
+    batch_of: Callable[[list[int]], dict[int, list[int]]] | None = None
+    batch_min: Callable[[], int] = lambda: 0  # noqa: E731 (a default, not a name)
 
     def _marks(self, pks: Iterable[int]) -> models.QuerySet:
         return self.mark_model._default_manager.filter(**{f"{self.key}__in": list(pks)})
@@ -122,6 +129,17 @@ class Derived:
         if not ids:
             return []
         self._set_mirror(ids, True)
+        sql, params = self.mark_statement(ids, now, force=force)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return self.marked(cursor.fetchall())
+
+    def mark_statement(
+        self, ids: list[int], now: datetime, *, force: bool = False
+    ) -> tuple[str, list[Any]]:
+        """The statement :meth:`mark` sends for the marks of ``ids`` (sorted, not empty),
+        without the mirror: for a caller that sends it together with others (a recompute
+        marking its stage's ranking). Its rows go to :meth:`marked`."""
         ops, quote = connection.ops, connection.ops.quote_name
         meta = self.mark_model._meta
         others = [
@@ -145,17 +163,20 @@ class Derived:
                 " OR m.requested_at <= %s THEN excluded.requested_at ELSE m.requested_at END"
             )
         stale = [] if force else [ops.adapt_datetimefield_value(now - self.stale_after())]
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {quote(meta.db_table)} AS m ({columns})"
-                f" SELECT {key}, 1, {values} FROM {source} WHERE true"
-                f" ON CONFLICT ({quote(self.key)}) DO UPDATE SET changes = m.changes + 1,"
-                " pending_since = COALESCE(m.pending_since, excluded.pending_since),"
-                f" requested_at = {requested}"
-                f" RETURNING {quote(self.key)}, requested_at = %s",
-                [asked, asked, *defaults, keys, *stale, asked],
-            )
-            return sorted(pk for pk, queued in cursor.fetchall() if queued)
+        sql = (
+            f"INSERT INTO {quote(meta.db_table)} AS m ({columns})"
+            f" SELECT {key}, 1, {values} FROM {source} WHERE true"
+            f" ON CONFLICT ({quote(self.key)}) DO UPDATE SET changes = m.changes + 1,"
+            " pending_since = COALESCE(m.pending_since, excluded.pending_since),"
+            f" requested_at = {requested}"
+            f" RETURNING {quote(self.key)}, requested_at = %s"
+        )
+        return sql, [asked, asked, *defaults, keys, *stale, asked]
+
+    @staticmethod
+    def marked(rows: Iterable[tuple[int, bool]]) -> list[int]:
+        """The items to queue, from the rows of :meth:`mark_statement`."""
+        return sorted(pk for pk, queued in rows if queued)
 
     def schedule(self, pks: Iterable[int], *, force: bool = False) -> list[int]:
         """:meth:`mark` the items now and :meth:`queue` their rebuilds on commit (at once
@@ -166,12 +187,18 @@ class Derived:
         return queued
 
     def queue(self, pks: Iterable[int]) -> int:
-        """Queue one rebuild per item, after ``countdown`` seconds; returns how many were
-        queued. Never raises: what cannot be queued keeps its mark, which the sweep queues
-        again."""
+        """Queue one rebuild per item, after ``countdown`` seconds — or, for the items of a
+        batch that has at least ``batch_min`` of them, one rebuild of the batch; returns how
+        many items were queued. Never raises: what cannot be queued keeps its mark, which
+        the sweep queues again."""
         task = current_app.tasks[self.task]
         ids = list(pks)
         queued = 0
+        if self.batch_task is not None and len(ids) >= max(self.batch_min(), 1):
+            batched, ids = self._queue_batches(ids)
+            if batched is None:  # the broker is unreachable
+                return 0
+            queued += batched
         for done, pk in enumerate(ids):
             try:
                 task.apply_async((pk,), countdown=self.countdown)
@@ -200,6 +227,50 @@ class Derived:
                 queued += 1
         return queued
 
+    def _queue_batches(self, ids: list[int]) -> tuple[int | None, list[int]]:
+        """Queue the batch rebuilds for ``ids``: how many items they cover (None if the broker
+        is unreachable), and the items left to queue one by one."""
+        assert self.batch_task is not None and self.batch_of is not None
+        least = max(self.batch_min(), 1)
+        try:
+            batches = self.batch_of(ids)
+        except DatabaseError:
+            logger.warning("%s: the batches of %s could not be read", self.what, ids[:10])
+            return 0, ids
+        task = current_app.tasks[self.batch_task]
+        rest: list[int] = []
+        queued = 0
+        for batch, items in sorted(batches.items()):
+            if len(items) < least:
+                rest += items
+                continue
+            try:
+                task.apply_async((batch,), countdown=self.countdown)
+            except OperationalError:
+                logger.warning(
+                    "%s: the broker is unreachable; the %s of %s %s(s) not queued."
+                    " Their marks stay; the sweep queues them again.",
+                    self.what,
+                    self.step,
+                    len(ids),
+                    self.item,
+                    exc_info=True,
+                )
+                return None, []
+            except Exception:
+                # Tasks run in this process (no broker): the rebuild itself failed.
+                logger.exception(
+                    "%s of %s %s(s) of batch %s: the %s failed; their marks stay.",
+                    self.what,
+                    len(items),
+                    self.item,
+                    batch,
+                    self.step,
+                )
+            else:
+                queued += len(items)
+        return queued, sorted(rest)
+
     # -- 3. rebuild ---------------------------------------------------------------------
 
     def lock(self, pk: int) -> None:
@@ -220,7 +291,10 @@ class Derived:
         marks = self._marks([pk])
         one_statement = self.mirror is not None and not values
         if seen is not None and one_statement and connection.vendor == "postgresql":
-            up_to_date = self._clear_with_mirror(pk, seen)
+            sql, params = self.clear_statement(pk, seen)
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+                up_to_date = cursor.rowcount == 1
         else:
             if seen is None:
                 up_to_date = not marks.exists()
@@ -231,28 +305,97 @@ class Derived:
                 self._set_mirror([pk], False)
         if up_to_date:
             return True
-        marks.update(requested_at=timezone.now(), **values)
-        marks.filter(pending_since__lt=started).update(pending_since=started)
-        transaction.on_commit(lambda: self.queue([pk]))
+        self.unsettled([pk], started, **values)
         return False
 
-    def _clear_with_mirror(self, pk: int, seen: int) -> bool:
-        """Clear the mark and its mirror in one statement (a rebuild runs after every
-        change): True if the mark's count was still ``seen``."""
+    def clear_statement(self, pk: int, seen: int) -> tuple[str, list[Any]]:
+        """The one statement (PostgreSQL, a kind with a mirror) that clears the mark and its
+        mirror if the mark's count is still ``seen`` (a rebuild runs after every change): it
+        changes one row then, which says the item is up to date. For a caller that sends it
+        together with others."""
         assert self.mirror is not None
         model, field = self.mirror
         quote = connection.ops.quote_name
+        sql = (
+            f"WITH cleared AS (UPDATE {quote(self.mark_model._meta.db_table)}"
+            " SET pending_since = NULL, requested_at = NULL"
+            f" WHERE {quote(self.key)} = %s AND changes = %s RETURNING {quote(self.key)})"
+            f" UPDATE {quote(model._meta.db_table)} SET {quote(field)} = false"
+            f" WHERE {quote(column_of(model._meta.pk))}"
+            f" IN (SELECT {quote(self.key)} FROM cleared)"
+        )
+        return sql, [pk, seen]
+
+    def settle_statement(
+        self, pk: int, seen: int, started: datetime, now: datetime
+    ) -> tuple[str, list[Any]]:
+        """:meth:`settle` as one statement (PostgreSQL, a kind with a mirror, a mark read),
+        for a caller that sends it together with others: the mark cleared with its mirror if
+        its count is still ``seen``, else left pending (since ``started`` at the latest) and
+        asked for ``now``. It returns one row, whether the item is up to date; if not, the
+        caller queues its rebuild on commit. One UPDATE of the mark: its CASE sees the mark
+        as it is when its row is locked, whatever was committed since the statement began."""
+        assert self.mirror is not None
+        model, field = self.mirror
+        quote = connection.ops.quote_name
+        key = quote(self.key)
+        sql = (
+            f"WITH settled AS (UPDATE {quote(self.mark_model._meta.db_table)} SET"
+            " pending_since = CASE WHEN changes = %s THEN NULL"
+            " WHEN pending_since < %s THEN %s ELSE pending_since END,"
+            " requested_at = CASE WHEN changes = %s THEN NULL ELSE %s END"
+            f" WHERE {key} = %s RETURNING {key}, changes = %s AS cleared),"
+            f" mirrored AS (UPDATE {quote(model._meta.db_table)} SET {quote(field)} = false"
+            f" WHERE {quote(column_of(model._meta.pk))}"
+            f" IN (SELECT {key} FROM settled WHERE cleared))"
+            " SELECT cleared FROM settled"
+        )
+        return sql, [seen, started, started, seen, now, pk, seen]
+
+    def unsettled(self, pks: list[int], started: datetime, **values: Any) -> None:
+        """Items rebuilt from what their marks counted when the rebuild began, whose marks
+        counted more since: they stay pending (since ``started`` at the latest: the stored
+        data may miss only what came after) and their next rebuild is queued on commit."""
+        marks = self._marks(pks)
+        marks.update(requested_at=timezone.now(), **values)
+        marks.filter(pending_since__lt=started).update(pending_since=started)
+        transaction.on_commit(lambda: self.queue(pks))
+
+    def settle_many(self, seen: dict[int, int | None], started: datetime) -> list[int]:
+        """:meth:`settle` for many items rebuilt together (a kind with a mirror); returns the
+        items left pending. On PostgreSQL set-based: the marks locked in id order, one
+        statement clearing those still at the count read (and the mirrors of those and of the
+        items that have no mark), the others left pending and queued again. The caller locks
+        the items' mirror rows first, in id order, as every change locks them before the
+        marks."""
+        assert self.mirror is not None
+        if connection.vendor != "postgresql":
+            return [pk for pk, count in sorted(seen.items()) if not self.settle(pk, count, started)]
+        model, field = self.mirror
+        quote = connection.ops.quote_name
+        table, key = quote(self.mark_model._meta.db_table), quote(self.key)
+        mirror, mirror_pk = quote(model._meta.db_table), quote(column_of(model._meta.pk))
+        counted = sorted(pk for pk, count in seen.items() if count is not None)
+        unmarked = sorted(pk for pk, count in seen.items() if count is None)
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH cleared AS (UPDATE {quote(self.mark_model._meta.db_table)}"
-                " SET pending_since = NULL, requested_at = NULL"
-                f" WHERE {quote(self.key)} = %s AND changes = %s RETURNING {quote(self.key)})"
-                f" UPDATE {quote(model._meta.db_table)} SET {quote(field)} = false"
-                f" WHERE {quote(column_of(model._meta.pk))}"
-                f" IN (SELECT {quote(self.key)} FROM cleared)",
-                [pk, seen],
+                f"SELECT FROM {table} WHERE {key} = ANY(%s) ORDER BY {key} FOR NO KEY UPDATE;"
+                f" WITH seen AS (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS s(pk, n)),"
+                f" cleared AS (UPDATE {table} m SET pending_since = NULL, requested_at = NULL"
+                f" FROM seen WHERE m.{key} = seen.pk AND m.changes = seen.n RETURNING m.{key}),"
+                f" up AS (SELECT {key} AS pk FROM cleared UNION ALL"
+                " SELECT pk FROM unnest(%s::bigint[]) AS u(pk)"
+                f" WHERE NOT EXISTS (SELECT FROM {table} m WHERE m.{key} = u.pk))"
+                f" UPDATE {mirror} SET {quote(field)} = false"
+                f" WHERE {mirror_pk} IN (SELECT pk FROM up) RETURNING {mirror_pk}",
+                [sorted(seen), counted, [seen[pk] for pk in counted], unmarked],
             )
-            return cursor.rowcount == 1
+            cursor.nextset()
+            up_to_date = {pk for (pk,) in cursor.fetchall()}
+        pending = sorted(set(seen) - up_to_date)
+        if pending:
+            self.unsettled(pending, started)
+        return pending
 
     def wait(self, pk: int, seen: int, now: datetime) -> None:
         """Leave the item's rebuild to the next mark (it waits for work that marks it again

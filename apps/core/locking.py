@@ -28,6 +28,20 @@ Rows of one level are locked in id order. Several groups (a stage's import) are 
 before any of their games. Job rows (``apps.core.jobs``) stand outside the order: each is
 locked by its own runner, which no request waits for.
 
+**Rebuild locks** (PostgreSQL advisory locks, ``apps.core.freshness``): rebuilds of derived
+data take them, never a change, so a change never waits for one; each is taken by a
+statement of its own before any row lock, and held to the end of the transaction.
+
+* The **stage's standings lock** (``apps.standings.freshness.STAGE_STANDINGS_LOCK``, with the
+  stage's id), then a **group's recompute lock** (``GROUP_STANDINGS``, the group's id): one
+  group's recompute holds the first shared and the second exclusive; the stage's pass
+  (``apps.standings.groups.recompute_stage``, every group of the stage at once) the first
+  exclusive, and no group lock. So a pass and a group's recompute (or two passes) take turns,
+  two recomputes of different groups do not wait for each other, and nothing takes a group's
+  lock without its stage's. The pass then locks its groups' rows in id order, and their marks
+  in id order, as a change into each group would.
+* A **stage's ranking rebuild lock** (``STAGE_RANKING``): alone.
+
 **Conflicts that still happen** (a deadlock PostgreSQL breaks by cancelling one of the
 transactions, a lock or statement timeout, SQLite's "database is locked" after its wait) are
 not bugs of the request: nothing was changed, and the same request succeeds a moment later.

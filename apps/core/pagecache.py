@@ -96,21 +96,37 @@ def bump_now(scopes: Sequence[Scope]) -> None:
     bumps of the same versions never wait on each other crosswise. A tournament's bump also
     moves tournament 0, the list of tournaments (the home page). The new versions go to the
     shared store too, if the copies are kept in one."""
-    wanted = sorted(set(scopes))
-    if not wanted:
+    statement = bump_statement(scopes)
+    if statement is None:
         return
+    with connection.cursor() as cursor:
+        cursor.execute(*statement)
+        bumped(cursor.fetchall())
+
+
+def bump_statement(scopes: Iterable[Scope]) -> tuple[str, list[Any]] | None:
+    """The statement of :func:`bump_now` (None: nothing to bump), for a caller that sends it
+    right after its own commit, in the same message (a standings recompute); its rows go to
+    :func:`bumped`."""
+    wanted = sorted({(str(kind), int(pk)) for kind, pk in scopes})
+    if not wanted:
+        return None
     if any(kind == TOURNAMENT for kind, _ in wanted):
         wanted = sorted({*wanted, (TOURNAMENT, 0)})
     table = connection.ops.quote_name(PageVersion._meta.db_table)
     rows = ", ".join(["(%s, %s, 1)"] * len(wanted))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (scope, object_id, version) VALUES {rows} "
-            f"ON CONFLICT (scope, object_id) DO UPDATE SET version = {table}.version + 1"
-            " RETURNING scope, object_id, version",
-            [value for scope in wanted for value in scope],
-        )
-        versions = tuple((str(s), int(pk), int(v)) for s, pk, v in cursor.fetchall())
+    return (
+        f"INSERT INTO {table} (scope, object_id, version) VALUES {rows} "
+        f"ON CONFLICT (scope, object_id) DO UPDATE SET version = {table}.version + 1"
+        " RETURNING scope, object_id, version",
+        [value for scope in wanted for value in scope],
+    )
+
+
+def bumped(rows: Iterable[Sequence[Any]]) -> None:
+    """After :func:`bump_statement` ran: its new versions to the shared store, if the copies
+    are kept in one."""
+    versions = tuple((str(s), int(pk), int(v)) for s, pk, v in rows)
     shared = SharedStore.of(caches[CACHE_ALIAS])
     if shared is not None:
         shared.raise_versions(versions)

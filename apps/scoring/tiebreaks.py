@@ -11,9 +11,15 @@ with Black).
 Players still equal after the whole chain share a place (``"3-4"``);
 :func:`strict_order` resolves such blocks by a seeded lot where a strict order is needed.
 
-All arithmetic is exact (:class:`fractions.Fraction`; internally integers in units of the
-smallest point fraction), so two figures tie exactly when they are equal. Convert to float
-only for display.
+All arithmetic is exact, so two figures tie exactly when they are equal: on integers, points
+in units of the smallest point fraction and each Torino figure a fraction of two integers
+(:class:`FigureTable`); :class:`fractions.Fraction` only in what :func:`compute_figures`
+returns. Convert to float only for display.
+
+The compact form is the fast one (a standings recompute runs after every result):
+:func:`figure_table` takes each player's games as :data:`Record` tuples of integers and
+:func:`rank_table` orders the resulting :class:`FigureTable`; :func:`compute_figures` and
+:func:`rank` are the same computation over :class:`Player` and :class:`Figures`.
 
 Example, a double round robin of two players::
 
@@ -36,7 +42,7 @@ from decimal import Decimal
 from fractions import Fraction
 from itertools import groupby
 from math import lcm
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import TypeAlias, TypeVar
 
 PlayerId: TypeAlias = int | str
@@ -265,8 +271,143 @@ class Standing:
         return str(self.place) if self.place == self.last else f"{self.place}-{self.last}"
 
 
-_Entry: TypeAlias = tuple[int, int]  # an opponent's (rgp in units, gms)
-_SB_SHARE = {Outcome.WIN: 2, Outcome.DRAW: 1, Outcome.LOSS: 0}  # in halves
+# ---------------------------------------------------------------------------
+# The compact form: integer columns
+# ---------------------------------------------------------------------------
+
+WIN, DRAW, LOSS = 0, 1, 2
+"""The outcome codes of a :data:`Record` (win, draw, loss from the player's side)."""
+
+OUTCOME_CODE: Mapping[Outcome, int] = {Outcome.WIN: WIN, Outcome.DRAW: DRAW, Outcome.LOSS: LOSS}
+
+Record: TypeAlias = tuple[int, int, bool, bool]
+"""One finished game (or TRF round) of a player in compact form, as :class:`Game` says it:
+``(opponent, outcome, played, black)`` — the opponent's index in the group (``-1`` without
+an opponent), the outcome code (:data:`WIN`, :data:`DRAW`, :data:`LOSS`), whether it was
+played, whether the player had Black."""
+
+_SHARE = (2, 1, 0)  # a contribution's Sonneborn-Berger share per outcome code, in halves
+
+# Each figure's unit: "scale" (1/scale point), "sb" (1/(2·scale) point), "count" (a whole
+# number) or "torino" (a fraction per player).
+_UNITS: Mapping[str, str] = {
+    "points": "scale",
+    "games": "count",
+    "gms": "count",
+    "rgp": "scale",
+    "bh": "scale",
+    "bh_c1": "scale",
+    "bh_c2": "scale",
+    "ts": "torino",
+    "ts_cut1": "torino",
+    "ts_median": "torino",
+    "sb": "sb",
+    "wins": "count",
+    "black_games": "count",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FigureTable:
+    """The :class:`Figures` of a group as integer columns: index ``i`` is the group's i-th
+    player (``ids[i]``), as given to :func:`figure_table`.
+
+    Exact, without a :class:`~fractions.Fraction`: ``points``, ``rgp``, ``bh``, ``bh_c1``,
+    ``bh_c2`` count units of ``1/scale`` point, ``sb`` units of ``1/(2·scale)``; ``games``,
+    ``gms``, ``wins``, ``black_games`` are counts; each Torino figure is a fraction of its own,
+    ``ts[i] / ts_den[i]`` (not reduced; ``0 / 1`` when no game is left).
+    """
+
+    ids: Sequence[PlayerId]
+    scale: int
+    points: list[int]
+    games: list[int]
+    gms: list[int]
+    rgp: list[int]
+    bh: list[int]
+    bh_c1: list[int]
+    bh_c2: list[int]
+    sb: list[int]
+    ts: list[int]
+    ts_den: list[int]
+    ts_cut1: list[int]
+    ts_cut1_den: list[int]
+    ts_median: list[int]
+    ts_median_den: list[int]
+    wins: list[int]
+    black_games: list[int]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def exact(self, name: str, i: int) -> tuple[int, int]:
+        """Player ``i``'s figure ``name`` (a :class:`Figures` field but ``id``) as
+        ``(numerator, denominator)``, not reduced."""
+        unit = _UNITS[name]
+        numerator: int = getattr(self, name)[i]
+        if unit == "count":
+            return numerator, 1
+        if unit == "scale":
+            return numerator, self.scale
+        if unit == "sb":
+            return numerator, 2 * self.scale
+        denominator: int = getattr(self, f"{name}_den")[i]
+        return numerator, denominator
+
+    def denominators(self, name: str) -> int | list[int]:
+        """The denominator of figure ``name`` (a :class:`Figures` field but ``id``): one for
+        every player (1 for a count), or each player's (a Torino figure)."""
+        unit = _UNITS[name]
+        if unit == "count":
+            return 1
+        if unit == "scale":
+            return self.scale
+        if unit == "sb":
+            return 2 * self.scale
+        denominators: list[int] = getattr(self, f"{name}_den")
+        return denominators
+
+    def column(self, key: Key) -> list[int]:
+        """Every player's figure ``key`` as an integer that orders and ties exactly as the
+        figure does (the Torino fractions over their least common denominator)."""
+        name = key.value
+        values: list[int] = getattr(self, name)
+        if _UNITS[name] != "torino":
+            return values
+        denominators: list[int] = getattr(self, f"{name}_den")
+        common = lcm(*set(denominators))
+        return [n * (common // d) for n, d in zip(values, denominators, strict=True)]
+
+    def figures(self) -> list[Figures]:
+        """Every player's :class:`Figures`, in the table's order (Fractions made here only)."""
+        made: dict[tuple[int, int], Fraction] = {}
+
+        def exact(numerator: int, denominator: int) -> Fraction:
+            found = made.get((numerator, denominator))
+            if found is None:
+                found = made[numerator, denominator] = Fraction(numerator, denominator)
+            return found
+
+        scale, sb_scale = self.scale, 2 * self.scale
+        return [
+            Figures(
+                id=player_id,
+                points=exact(self.points[i], scale),
+                games=self.games[i],
+                gms=self.gms[i],
+                rgp=exact(self.rgp[i], scale),
+                bh=exact(self.bh[i], scale),
+                bh_c1=exact(self.bh_c1[i], scale),
+                bh_c2=exact(self.bh_c2[i], scale),
+                ts=exact(self.ts[i], self.ts_den[i]),
+                ts_cut1=exact(self.ts_cut1[i], self.ts_cut1_den[i]),
+                ts_median=exact(self.ts_median[i], self.ts_median_den[i]),
+                sb=exact(self.sb[i], sb_scale),
+                wins=self.wins[i],
+                black_games=self.black_games[i],
+            )
+            for i, player_id in enumerate(self.ids)
+        ]
 
 
 def compute_figures(
@@ -283,145 +424,256 @@ def compute_figures(
     2(n−1) in a round robin, the rounds of a Swiss); it is only the Torino factor.
 
     Raises :class:`ValueError` for a repeated player id, a game against an id that is not
-    in the group, or ``stage_games < 1``.
+    in the group, or ``stage_games < 1``. The work is :func:`figure_table`'s.
     """
     group = list(players)
     if stage_games < 1:
         raise ValueError(f"stage_games must be at least 1, got {stage_games}")
-    scale = lcm(scoring.win.denominator, scoring.draw.denominator, scoring.loss.denominator)
-    unit = {outcome: int(scoring.points(outcome) * scale) for outcome in Outcome}
-
-    points: dict[PlayerId, int] = {}
-    rgp: dict[PlayerId, int] = {}
-    gms: dict[PlayerId, int] = {}
-    for player in group:
-        if player.id in points:
+    index: dict[PlayerId, int] = {}
+    for i, player in enumerate(group):
+        if player.id in index:
             raise ValueError(f"player {player.id!r} appears twice")
-        total = real = played = 0
-        for game in player.games:
-            total += unit[game.outcome]
-            if game.played:
-                real += unit[game.outcome]
-                played += 1
-        points[player.id], rgp[player.id], gms[player.id] = total, real, played
+        index[player.id] = i
+    records: list[list[Record]] = []
     for player in group:
+        own: list[Record] = []
         for game in player.games:
-            if game.opponent is not None and game.opponent not in points:
+            opponent = -1
+            if game.opponent is not None:
+                found = index.get(game.opponent)
+                if found is None:
+                    raise ValueError(
+                        f"player {player.id!r} has a game against unknown {game.opponent!r}"
+                    )
+                opponent = found
+            outcome = game.outcome
+            code = WIN if outcome is Outcome.WIN else DRAW if outcome is Outcome.DRAW else LOSS
+            own.append((opponent, code, game.played, game.colour is Colour.BLACK))
+        records.append(own)
+    table = figure_table(
+        records,
+        stage_games,
+        ids=[p.id for p in group],
+        scoring=scoring,
+        variant=variant,
+        unplayed=unplayed,
+    )
+    return table.figures()
+
+
+def figure_table(
+    records: Sequence[Sequence[Record]],
+    stage_games: int,
+    *,
+    ids: Sequence[PlayerId] | None = None,
+    scoring: Scoring = Scoring(),
+    variant: CutVariant = CutVariant.TARGET,
+    unplayed: Unplayed = Unplayed.CLASSIC,
+) -> FigureTable:
+    """:func:`compute_figures` over compact input: ``records[i]`` are the i-th player's
+    :data:`Record` in the order they were played, ``ids[i]`` its id (default: ``i``).
+
+    All arithmetic is on integers (points in units of the smallest fraction); the result is a
+    :class:`FigureTable`, which :func:`rank_table` orders. Raises :class:`ValueError` for
+    ``stage_games < 1``, an opponent index outside the group, a played game without an
+    opponent or an unknown outcome code.
+    """
+    if stage_games < 1:
+        raise ValueError(f"stage_games must be at least 1, got {stage_games}")
+    size = len(records)
+    player_ids: Sequence[PlayerId] = range(size) if ids is None else ids
+    if len(player_ids) != size:
+        raise ValueError(f"{len(player_ids)} ids for {size} players")
+    scale = lcm(scoring.win.denominator, scoring.draw.denominator, scoring.loss.denominator)
+    unit = (int(scoring.win * scale), int(scoring.draw * scale), int(scoring.loss * scale))
+
+    points, rgp, gms = [0] * size, [0] * size, [0] * size
+    for i, own in enumerate(records):
+        total = real = played = 0
+        for opponent, outcome, is_played, _black in own:
+            if not (-1 <= opponent < size and 0 <= outcome <= 2) or (is_played and opponent < 0):
                 raise ValueError(
-                    f"player {player.id!r} has a game against unknown {game.opponent!r}"
+                    f"player {player_ids[i]!r}: bad record {(opponent, outcome, is_played)!r}"
                 )
+            total += unit[outcome]
+            if is_played:
+                real += unit[outcome]
+                played += 1
+        points[i], rgp[i], gms[i] = total, real, played
 
     fide = unplayed is Unplayed.FIDE2024
-    opponent_value = (
-        {p.id: points[p.id] + _withdrawal_adjustment(p.games, unit) for p in group}
-        if fide
-        else points
-    )
+    value = points
+    if fide:
+        # FIDE C.07 (2024) art. 16: as an opponent, a player's records after the last one
+        # played or won (a withdrawal) count as draws where no opponent was paired.
+        value = points[:]
+        for i, own in enumerate(records):
+            for opponent, outcome, is_played, _black in reversed(own):
+                if is_played or outcome == WIN:
+                    break
+                if opponent < 0:
+                    value[i] += unit[DRAW] - unit[outcome]
+
     t = stage_games
-    factors = (t * t, t * (t - 1), t * max(t - 2, 0))
-
-    figures = []
-    for player in group:
-        contributions: list[tuple[bool, int, Outcome]] = []  # (kept first, value, outcome)
-        entries: list[_Entry] = []
-        wins = black_games = 0
-        for game in player.games:
-            if game.outcome is Outcome.WIN:
+    factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
+    none_variant = variant is CutVariant.NONE
+    games_col: list[int] = []
+    bh_col: list[int] = []
+    c1_col: list[int] = []
+    c2_col: list[int] = []
+    sb_col: list[int] = []
+    ts_col: list[int] = []
+    ts_den_col: list[int] = []
+    cut1_col: list[int] = []
+    cut1_den_col: list[int] = []
+    median_col: list[int] = []
+    median_den_col: list[int] = []
+    wins_col: list[int] = []
+    black_col: list[int] = []
+    for i, own in enumerate(records):
+        kept: list[int] = []  # contributions, cut in order of value
+        first: list[int] = []  # fide2024: own unplayed games not won, cut before the others
+        entry_rgp: list[int] = []  # the opponents of played games: rgp and gms
+        entry_gms: list[int] = []
+        add_rgp, add_gms, add_kept = entry_rgp.append, entry_gms.append, kept.append
+        sb = wins = black_games = 0
+        mine = points[i]
+        for opponent, outcome, is_played, black in own:
+            if outcome == WIN:
                 wins += 1
-            if game.played:
-                opponent = game.opponent
-                assert opponent is not None  # Game.__post_init__: a played game has one
-                black_games += game.colour is Colour.BLACK
-                entries.append((rgp[opponent], gms[opponent]))
-                contributions.append((True, opponent_value[opponent], game.outcome))
+            if is_played:
+                if black:
+                    black_games += 1
+                add_rgp(rgp[opponent])
+                add_gms(gms[opponent])
+                contribution = value[opponent]
+                add_kept(contribution)
             elif fide:
-                contribution = (not game.unplayed_not_won, points[player.id], game.outcome)
-                contributions.append(contribution)
-            elif game.opponent is not None:
-                contributions.append((True, points[game.opponent], game.outcome))
+                contribution = mine
+                (kept if outcome == WIN else first).append(mine)
+            elif opponent >= 0:
+                contribution = points[opponent]
+                kept.append(contribution)
+            else:
+                continue
+            sb += contribution * _SHARE[outcome]
 
-        contributions.sort(key=lambda c: (c[0], c[1]))
-        bh = sum(c[1] for c in contributions)
-        sb = sum(c[1] * _SB_SHARE[c[2]] for c in contributions)
-        has_unplayed = len(entries) < len(player.games)
-        num, den = sum(e[0] for e in entries), sum(e[1] for e in entries)
-        cut1, median = _torino_cuts(entries, num, den, variant, has_unplayed)
+        bh = sum(kept) + sum(first)
+        lowest = sorted(first) + sorted(kept) if first else sorted(kept)
+        cut1 = lowest[0] if lowest else 0
+        cut2 = cut1 + lowest[1] if len(lowest) > 1 else cut1
+        games_col.append(len(own))
+        bh_col.append(bh)
+        c1_col.append(bh - cut1)
+        c2_col.append(bh - cut2)
+        sb_col.append(sb)
+        wins_col.append(wins)
+        black_col.append(black_games)
 
-        figures.append(
-            Figures(
-                id=player.id,
-                points=Fraction(points[player.id], scale),
-                games=len(player.games),
-                gms=gms[player.id],
-                rgp=Fraction(rgp[player.id], scale),
-                bh=Fraction(bh, scale),
-                bh_c1=Fraction(bh - sum(c[1] for c in contributions[:1]), scale),
-                bh_c2=Fraction(bh - sum(c[1] for c in contributions[:2]), scale),
-                ts=_torino_value(num, den, factors[0], scale),
-                ts_cut1=_torino_value(num - cut1[0], den - cut1[1], factors[1], scale),
-                ts_median=_torino_value(num - median[0], den - median[1], factors[2], scale),
-                sb=Fraction(sb, 2 * scale),
-                wins=wins,
-                black_games=black_games,
+        num, den = sum(entry_rgp), sum(entry_gms)
+        if not entry_rgp or (none_variant and len(entry_rgp) < len(own)):
+            low_rgp = low_gms = median_rgp = median_gms = 0
+        else:
+            low_rgp, low_gms, median_rgp, median_gms = _torino_cuts(
+                entry_rgp, entry_gms, num, den, variant
             )
-        )
-    return figures
+        if den:
+            ts_col.append(num * factor0)
+            ts_den_col.append(den * scale)
+        else:
+            ts_col.append(0)
+            ts_den_col.append(1)
+        left = den - low_gms
+        if left:
+            cut1_col.append((num - low_rgp) * factor1)
+            cut1_den_col.append(left * scale)
+        else:
+            cut1_col.append(0)
+            cut1_den_col.append(1)
+        left = den - median_gms
+        if left:
+            median_col.append((num - median_rgp) * factor2)
+            median_den_col.append(left * scale)
+        else:
+            median_col.append(0)
+            median_den_col.append(1)
 
-
-def _withdrawal_adjustment(games: Sequence[Game], unit: Mapping[Outcome, int]) -> int:
-    """What FIDE C.07 (2024) art. 16 adds to a player's points when it is an opponent.
-
-    The records after the last one played or won are the rounds after a withdrawal; those
-    without a paired opponent count as draws.
-    """
-    adjustment = 0
-    for game in reversed(games):
-        if not game.unplayed_not_won:
-            break
-        if game.opponent is None:
-            adjustment += unit[Outcome.DRAW] - unit[game.outcome]
-    return adjustment
-
-
-def _torino_value(num: int, den: int, factor: int, scale: int) -> Fraction:
-    """``num / den × factor`` with num in point units; 0 when no game is left."""
-    return Fraction(num * factor, den * scale) if den else Fraction(0)
+    return FigureTable(
+        ids=player_ids,
+        scale=scale,
+        points=points,
+        games=games_col,
+        gms=gms,
+        rgp=rgp,
+        bh=bh_col,
+        bh_c1=c1_col,
+        bh_c2=c2_col,
+        sb=sb_col,
+        ts=ts_col,
+        ts_den=ts_den_col,
+        ts_cut1=cut1_col,
+        ts_cut1_den=cut1_den_col,
+        ts_median=median_col,
+        ts_median_den=median_den_col,
+        wins=wins_col,
+        black_games=black_col,
+    )
 
 
 def _torino_cuts(
-    entries: list[_Entry], num: int, den: int, variant: CutVariant, has_unplayed: bool
-) -> tuple[_Entry, _Entry]:
-    """The (rgp, gms) that TS-Cut1 and TS-Median remove from numerator and denominator."""
-    if not entries or (variant is CutVariant.NONE and has_unplayed):
-        return (0, 0), (0, 0)
+    entry_rgp: list[int], entry_gms: list[int], num: int, den: int, variant: CutVariant
+) -> tuple[int, int, int, int]:
+    """The (rgp, gms) that TS-Cut1 and TS-Median remove from numerator and denominator, for
+    a player with at least one played game, as ``(cut1 rgp, cut1 gms, median rgp, median
+    gms)``."""
+    count = len(entry_rgp)
     if variant is CutVariant.HIGH:
-        low_rgp = sorted(e[0] for e in entries)
-        high_gms = sorted((e[1] for e in entries), reverse=True)
-        median = (
-            (low_rgp[0] + low_rgp[-1], high_gms[0] + high_gms[-1])
-            if len(entries) > 1
-            else entries[0]
-        )
-        return (low_rgp[0], high_gms[0]), median
+        low_rgp, high_gms = min(entry_rgp), max(entry_gms)
+        if count > 1:
+            return low_rgp, high_gms, low_rgp + max(entry_rgp), high_gms + min(entry_gms)
+        return low_rgp, high_gms, low_rgp, high_gms
 
-    # Every other variant is an order from the low entry (first) to the high entry (last).
-    # Ratios are compared exactly as integers: each times the lcm of their denominators.
+    # Every other variant orders the entries from the low entry to the high one: the low is
+    # the first entry with the least key, the high the last one with the greatest (the
+    # order a stable sort gives). Ratios are compared exactly as integers: each times the
+    # lcm of their denominators.
+    keys: list[tuple[int, int]]
     if variant is CutVariant.POINTS:
-        ordered = sorted(entries, key=lambda e: (e[0], -e[1]))
+        keys = [(r, -g) for r, g in zip(entry_rgp, entry_gms, strict=True)]
     elif variant is CutVariant.GAMES:
-        ordered = sorted(entries, key=lambda e: (-e[1], e[0]))
+        keys = [(-g, r) for r, g in zip(entry_rgp, entry_gms, strict=True)]
     elif variant is CutVariant.RATIO:
-        common = lcm(*(e[1] for e in entries))
-        ordered = sorted(entries, key=lambda e: (e[0] * (common // e[1]), -e[1]))
-    else:  # TARGET, and NONE for a player without unplayed games: the ratio left, highest first
-        common = lcm(*(den - e[1] for e in entries if den > e[1]))
-        ordered = sorted(
-            entries,
-            key=lambda e: -(num - e[0]) * (common // (den - e[1])) if den > e[1] else 0,
-        )
-    low, high = ordered[0], ordered[-1]
-    median = (low[0] + high[0], low[1] + high[1]) if len(ordered) > 1 else low
-    return low, median
+        common = lcm(*entry_gms)
+        keys = [(r * (common // g), -g) for r, g in zip(entry_rgp, entry_gms, strict=True)]
+    elif count == 1:  # TARGET, NONE: nothing is left whichever is removed
+        return entry_rgp[0], entry_gms[0], entry_rgp[0], entry_gms[0]
+    else:
+        # TARGET, and NONE for a player without unplayed games: the low entry leaves the
+        # highest ratio (num - rgp) / (den - gms) (the first such), the high entry the lowest
+        # (the last such); with two entries or more every den - gms is positive, so ratios
+        # compare exactly by cross-multiplying.
+        low = high = 0
+        low_left, low_den = high_left, high_den = num - entry_rgp[0], den - entry_gms[0]
+        for j in range(1, count):
+            left, rest = num - entry_rgp[j], den - entry_gms[j]
+            if left * low_den > low_left * rest:
+                low, low_left, low_den = j, left, rest
+            if left * high_den <= high_left * rest:
+                high, high_left, high_den = j, left, rest
+        low_rgp, low_gms = entry_rgp[low], entry_gms[low]
+        return low_rgp, low_gms, low_rgp + entry_rgp[high], low_gms + entry_gms[high]
+    low = keys.index(min(keys))
+    if count == 1:
+        return entry_rgp[low], entry_gms[low], entry_rgp[low], entry_gms[low]
+    greatest = max(keys)
+    high = count - 1 - keys[::-1].index(greatest)
+    low_rgp, low_gms = entry_rgp[low], entry_gms[low]
+    return low_rgp, low_gms, low_rgp + entry_rgp[high], low_gms + entry_gms[high]
+
+
+# ---------------------------------------------------------------------------
+# Standings
+# ---------------------------------------------------------------------------
 
 
 def rank(
@@ -435,19 +687,57 @@ def rank(
     results in the earlier stages: Silli's FINAL rule); every player needs a tuple of the
     same length. Players sharing a place keep the order in which they were given (e.g. seat
     order), and all of them carry the same ``place`` and ``last``.
+
+    The chain's figures are compared as integers (each key's fractions over their least
+    common denominator): the same order and the same ties as the fractions.
     """
-    extra = fallback or {}
-    keyed = sorted(
-        ((tuple(f.value(k) for k in chain) + extra.get(f.id, ()), f) for f in figures),
-        key=itemgetter(0),
-        reverse=True,
-    )
-    standings: list[Standing] = []
-    for _, block in groupby(keyed, key=itemgetter(0)):
-        members = [f for _, f in block]
-        first = len(standings) + 1
-        standings.extend(Standing(first, first + len(members) - 1, f) for f in members)
-    return standings
+    given = list(figures)
+    columns = [_integer_column([f.value(k) for f in given]) for k in chain]
+    places = _places(columns, [f.id for f in given], fallback)
+    return [Standing(place, last, given[i]) for i, place, last in places]
+
+
+def rank_table(
+    table: FigureTable,
+    chain: Sequence[Key] = TORINO,
+    fallback: Mapping[PlayerId, tuple[KeyFigure, ...]] | None = None,
+) -> list[tuple[int, int, int]]:
+    """:func:`rank` over a :class:`FigureTable`: ``(index, place, last)`` per player, best
+    first (the index into the table's columns)."""
+    return _places([table.column(k) for k in chain], table.ids, fallback)
+
+
+def _integer_column(values: list[Fraction | int]) -> list[Fraction | int] | list[int]:
+    """One key's figures as integers that order and tie as they do (fractions over their
+    least common denominator); anything else (e.g. a Decimal) as given."""
+    if all(isinstance(v, (int, Fraction)) for v in values):
+        common = lcm(*{v.denominator for v in values})
+        return [v.numerator * (common // v.denominator) for v in values]
+    return values
+
+
+def _places(
+    columns: Sequence[Sequence[KeyFigure]],
+    ids: Sequence[PlayerId],
+    fallback: Mapping[PlayerId, tuple[KeyFigure, ...]] | None,
+) -> list[tuple[int, int, int]]:
+    keys: list[tuple[KeyFigure, ...]] = [()] * len(ids)
+    if columns:
+        keys = list(zip(*columns, strict=True))
+    if fallback:
+        keys = [key + fallback.get(pid, ()) for key, pid in zip(keys, ids, strict=True)]
+    # A stable sort: equal keys keep the order given, also with reverse=True.
+    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+    places: list[tuple[int, int, int]] = []
+    start = 0
+    while start < len(order):
+        key = keys[order[start]]
+        end = start + 1
+        while end < len(order) and keys[order[end]] == key:
+            end += 1
+        places.extend((order[j], start + 1, end) for j in range(start, end))
+        start = end
+    return places
 
 
 def lot_order(ids: Iterable[PlayerIdT], seed: str) -> list[PlayerIdT]:

@@ -5,7 +5,9 @@ queue again).
 **A group's standings** (:data:`GROUP_STANDINGS`): a result change marks its group
 (:func:`schedule_recompute`, in the change's transaction) and queues one recompute on commit;
 further changes queue nothing more until it ran (coalesced). The recompute
-(``groups.recompute_group``) clears the mark only if no change was marked meanwhile.
+(``groups.recompute_group``) clears the mark only if no change was marked meanwhile. Many
+groups of one stage queued at once (``STANDINGS_STAGE_BATCH`` or more) get one pass over the
+stage instead (``groups.recompute_stage``, the task ``recompute_stage_standings``).
 Pages, API and qualification say "being updated since" while a mark is set
 (:func:`pending_since`, :func:`stage_pending`).
 
@@ -43,6 +45,21 @@ def stale_after() -> timedelta:
     return timedelta(seconds=getattr(settings, "STANDINGS_STALE_SECONDS", 60))
 
 
+def stage_batch() -> int:
+    """How many groups of one stage queued at once are recomputed by one pass over the stage
+    (``groups.recompute_stage``) rather than a task each (0: never)."""
+    return int(getattr(settings, "STANDINGS_STAGE_BATCH", 10))
+
+
+def groups_by_stage(group_ids: list[int]) -> dict[int, list[int]]:
+    """The groups by their stage (one query)."""
+    by_stage: dict[int, list[int]] = {}
+    rows = Group.objects.filter(pk__in=group_ids).values_list("stage_id", "pk")
+    for stage_id, group_id in rows:
+        by_stage.setdefault(stage_id, []).append(group_id)
+    return by_stage
+
+
 GROUP_STANDINGS = Derived(
     mark_model=StandingsMark,
     key="group_id",
@@ -54,7 +71,16 @@ GROUP_STANDINGS = Derived(
     step="recompute",
     item="group",
     mirror=(Group, "standings_pending"),
+    # Many groups of one stage at once (an import, a publication, a forced recompute, the
+    # sweep after an outage): one pass over the stage recomputes them all.
+    batch_task="apps.standings.tasks.recompute_stage_standings",
+    batch_of=groups_by_stage,
+    batch_min=stage_batch,
 )
+
+# The class of the stage's standings lock (PostgreSQL advisory, with the stage's id): a
+# group's recompute holds it shared, the stage's pass exclusive (apps/core/locking.py).
+STAGE_STANDINGS_LOCK = 0x5347  # "SG"
 
 STAGE_RANKING = Derived(
     mark_model=RankingMark,

@@ -1,35 +1,56 @@
 """A group's standings: computed from its seats and games by the pure ``tiebreaks`` module
-(:func:`compute_group`, two queries, nothing stored), stored one row per entrant
-(:func:`store_group_table`), and recomputed when a change marked them
-(:func:`recompute_group`, the task's :func:`recompute_if_pending`; see ``freshness.py``).
+(:func:`compute_group`, one query, nothing stored), stored one row per entrant
+(:func:`store_group_table`), and recomputed when a change marked them: one group
+(:func:`recompute_group`, the task's :func:`recompute_if_pending`) or every group of a stage
+in one pass (:func:`recompute_stage`, the stage task's; see ``freshness.py``).
 
 Also the figures every reader of standings needs: the tournament's tie-break chain
 (:func:`chain`), its scoring, and the games per player of a group of the stage.
+
+**Round trips.** A recompute runs after every result, so on PostgreSQL it sends few
+messages: the locks and every read in one (the mark, the group with its stage and
+tournament, the seats, games and byes as arrays), the store, the mark's settling and the
+stage ranking's mark in another, then the commit (and, after it, the pages' versions). The
+stage's pass reads every group's arrays in one statement and writes every row with one COPY
+and one message. Elsewhere (SQLite) the same steps run one statement at a time.
+
+**Locks** (see ``apps/core/locking.py``): a group's recompute holds its stage's standings lock
+shared and its group's recompute lock (PostgreSQL advisory locks, not rows: changes go on
+meanwhile), the stage's pass the stage's standings lock alone, exclusive. Each takes them in
+a statement of its own, before the statement that reads the marks, so what it reads was
+committed after any recompute it waited for.
 """
 
 from __future__ import annotations
 
+import array
 import json
+import sys
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
+from math import gcd
+from typing import Any
 
-from django.db import connection, transaction
+import psycopg
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from apps.core import pagecache
-from apps.core.bulk import insert_rows
+from apps.core.bulk import column_of, insert_rows
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.scoring import tiebreaks as tb
 from apps.silli.systems import pairing_system
-from apps.stages.models import Stage
+from apps.stages.models import Stage, Tournament
 
 from .fallback import fallback_keys
-from .freshness import GROUP_STANDINGS, mark_rankings
+from .freshness import GROUP_STANDINGS, STAGE_RANKING, STAGE_STANDINGS_LOCK, mark_rankings
 from .models import FIGURES, GroupStanding, StandingsMark
 
 # A side's outcome as the tie-break math names it.
@@ -44,6 +65,13 @@ OUTCOMES: dict[str, tuple[tb.Outcome, tb.Outcome, bool]] = {
     for result in Result
     if result.finished
 }
+# Results as small integers, as a recompute reads them: 0 in progress, 1… a finished code,
+# each with (white outcome, black outcome, played) as the compact records' codes.
+RESULT_NUMBERS: dict[str, int] = {"": 0} | {code: n for n, code in enumerate(OUTCOMES, start=1)}
+_BY_NUMBER: list[tuple[int, int, bool]] = [(-1, -1, False)] + [  # 0: in progress, unused
+    (tb.OUTCOME_CODE[white], tb.OUTCOME_CODE[black], played)
+    for white, black, played in OUTCOMES.values()
+]
 
 
 def scoring(tournament) -> tb.Scoring:
@@ -75,147 +103,263 @@ def chain(tournament) -> tuple[tb.Key, ...]:
     return tb.SYSTEMS[tournament.tiebreak]
 
 
+# ---------------------------------------------------------------------------
+# Computing a group's table
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupRead:
+    """What a group's standings are computed from, as read: its seats ``(entrant, seat,
+    withdrawn from the stage)`` by seat, its games ``(white, black, result)`` with the result
+    as its :data:`RESULT_NUMBERS` number, finished ones in the order they were finished (the
+    order matters to the FIDE 2024 rules for unplayed games), and in a Swiss the entrants of
+    its byes by round."""
+
+    seats: Sequence[Sequence[int]]
+    games: Sequence[Sequence[int]]
+    byes: Sequence[int] = ()
+
+
 @dataclass(frozen=True)
 class GroupTable:
-    """Standings of one group as computed now (not stored)."""
+    """Standings of one group as computed now (not stored).
+
+    ``figures`` are the tie-break figures in integer columns (by seat), ``ranked`` the
+    order, ``(index into figures, place, last)`` best first; ``standings`` the same as
+    :class:`~apps.scoring.tiebreaks.Standing` objects with their Fractions, made when first
+    read (storing the table does not need them)."""
 
     group: Group
-    standings: list[tb.Standing]
+    figures: tb.FigureTable
+    ranked: list[tuple[int, int, int]]
     seat_of: dict[int, int]  # entrant id -> seat
     finished: dict[int, int]
     scheduled: dict[int, int]
-    withdrawn: set[int]
+    withdrawn: set[int] = field(default_factory=set)
+
+    @cached_property
+    def standings(self) -> list[tb.Standing]:
+        made = self.figures.figures()
+        return [tb.Standing(place, last, made[i]) for i, place, last in self.ranked]
 
 
 def compute_group(group: Group, *, through_round: int | None = None) -> GroupTable:
-    """Figures and places of a group from its seats and games (two queries, and in a later
-    stage those of the fallback keys); nothing is stored.
+    """Figures and places of a group from its seats and games (one query, and in a later
+    stage those of the fallback keys); nothing is stored. A recompute hands over what it
+    read with its lock instead (``_READ``).
 
     ``through_round``: only the games (and a Swiss group's byes) of rounds up to that one —
     the standings as they were after that round (a Swiss round's page); the figures are
     computed as for the whole group, by the same chain."""
+    read: GroupRead | None = group.__dict__.pop(_READ, None)
+    if through_round is not None:
+        read = _read_portable(group.pk, through_round)
+    elif read is None:
+        read = _read_inputs(group.pk)
+    stage = group.stage
+    fallback = None
+    if stage.order > 1:
+        fallback = fallback_keys(stage, chain(stage.tournament), [e for e, _, _ in read.seats])
+    return table_of(group, read, fallback)
+
+
+# The attribute of a Group instance by which a recompute hands what it read to compute_group.
+_READ = "_standings_read"
+
+
+def table_of(
+    group: Group,
+    read: GroupRead,
+    fallback: dict[tb.PlayerId, tuple[Decimal, ...]] | None = None,
+) -> GroupTable:
+    """The table of ``group`` (with its stage and tournament loaded) from what was read;
+    ``fallback``: the earlier stages' keys (a later stage's)."""
     stage = group.stage
     tournament = stage.tournament
     seat_of: dict[int, int] = {}
     withdrawn: set[int] = set()
-    for entrant_id, number, gone in _seats(group):
+    index: dict[int, int] = {}
+    for entrant_id, number, gone in read.seats:
         seat_of[entrant_id] = number
+        index[entrant_id] = len(index)
         if gone:
             withdrawn.add(entrant_id)
-    records: dict[int, list[tb.Game]] = {e: [] for e in seat_of}
-    finished: dict[int, int] = defaultdict(int)
-    scheduled: dict[int, int] = defaultdict(int)
-    white_side, black_side = tb.Colour.WHITE, tb.Colour.BLACK
-    if stage.is_swiss:
-        # A Swiss round's pairing-allocated bye scores a win's points without a game
-        # (FIDE C.04.1 f); the tie-breaks count it as unplayed (no opponent).
-        for entrant in _byes(group, through_round):
-            if entrant in records:
-                records[entrant].append(tb.Game(None, tb.Outcome.WIN, played=False))
-                finished[entrant] += 1
-                scheduled[entrant] += 1
-    for white, black, result in _games(group, through_round):
-        scheduled[white] += 1
-        scheduled[black] += 1
+    size = len(index)
+    records: list[list[tb.Record]] = [[] for _ in range(size)]
+    finished = [0] * size
+    scheduled = [0] * size
+    # A Swiss round's pairing-allocated bye scores a win's points without a game
+    # (FIDE C.04.1 f); the tie-breaks count it as unplayed (no opponent).
+    bye: tb.Record = (-1, tb.WIN, False, False)
+    for entrant in read.byes:
+        i = index.get(entrant)
+        if i is not None:
+            records[i].append(bye)
+            finished[i] += 1
+            scheduled[i] += 1
+    outcomes = _BY_NUMBER
+    for white, black, result in read.games:
+        w, b = index[white], index[black]
+        scheduled[w] += 1
+        scheduled[b] += 1
         if not result:
             continue
-        finished[white] += 1
-        finished[black] += 1
-        w, b, played = OUTCOMES[result]
-        records[white].append(tb.Game(black, w, played, white_side))
-        records[black].append(tb.Game(white, b, played, black_side))
-    players = [tb.Player(e, records[e]) for e in sorted(records, key=seat_of.__getitem__)]
-    figures = tb.compute_figures(
-        players, stage_games_per_player(stage, group), scoring=scoring(tournament)
+        if not 0 < result < len(outcomes):
+            raise ValueError(f"a game of {white} and {black} has an unknown result")
+        finished[w] += 1
+        finished[b] += 1
+        white_outcome, black_outcome, played = outcomes[result]
+        records[w].append((b, white_outcome, played, False))
+        records[b].append((w, black_outcome, played, True))
+    ids = list(index)
+    figures = tb.figure_table(
+        records, stage_games_per_player(stage, group), ids=ids, scoring=scoring(tournament)
     )
-    # A later stage's ties fall back to the earlier stages' results (Silli's FINAL rule).
-    fallback = fallback_keys(stage, chain(tournament), seat_of) if stage.order > 1 else None
     return GroupTable(
         group,
-        tb.rank(figures, chain(tournament), fallback),
+        figures,
+        tb.rank_table(figures, chain(tournament), fallback),
         seat_of,
-        finished,
-        scheduled,
+        defaultdict(int, zip(ids, finished, strict=True)),
+        defaultdict(int, zip(ids, scheduled, strict=True)),
         withdrawn,
     )
 
 
-# The two reads of a recompute are plain SQL: it runs after every result, and the ORM took
-# longer to build these queries than the database to answer them.
+# ---------------------------------------------------------------------------
+# Reading (plain SQL: a recompute runs after every result, and the ORM took longer to build
+# these queries than the database to answer them)
+# ---------------------------------------------------------------------------
 
 
-def _seats(group: Group) -> list[tuple[int, int, bool]]:
-    """(entrant, seat, withdrawn from the stage) for each seat of the group, by seat."""
-    quote = connection.ops.quote_name
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _inputs() -> tuple[str, str]:
+    """PostgreSQL: the select list and the joins that add a group ``g``'s seats, games and
+    byes to its row, each as one string of 8-byte integers (``int8send``, big-endian), which
+    this process turns into integers at C speed (:func:`_read_of`): ``entrant, seat,
+    withdrawn (0/1)`` by seat, ``white, black, result number`` in the order
+    :class:`GroupRead` gives them (one sort: a group's games cost about what reading them as
+    rows costs), the byes' entrants by round."""
+    seat, entry = _q(Seat._meta.db_table), _q(StageEntry._meta.db_table)
+    game, bye = _q(Game._meta.db_table), _q(SwissBye._meta.db_table)
+    numbers = " ".join(f"WHEN '{code}' THEN {n}" for code, n in RESULT_NUMBERS.items())
+    select = "st.seats, gm.games, b.entrants"
+    joins = (
+        # withdrawn: a lookup in the entries' key per seat, whatever the planner reckons
+        " CROSS JOIN LATERAL (SELECT string_agg(int8send(s.entrant_id)"
+        " || int8send(s.number::bigint) || int8send((EXISTS (SELECT FROM"
+        f" {entry} e WHERE e.stage_id = s.stage_id AND e.entrant_id = s.entrant_id"
+        " AND e.withdrawn_at IS NOT NULL))::integer::bigint), ''::bytea ORDER BY s.number)"
+        f" AS seats FROM {seat} s WHERE s.group_id = g.id) st"
+        " CROSS JOIN LATERAL (SELECT string_agg(int8send(x.white_id)"
+        f" || int8send(x.black_id) || int8send(CASE x.result {numbers} ELSE -1 END::bigint),"
+        " ''::bytea ORDER BY x.updated_at, x.number) AS games"
+        f" FROM {game} x WHERE x.group_id = g.id) gm"
+        " CROSS JOIN LATERAL (SELECT string_agg(int8send(y.entrant_id), ''::bytea"
+        f" ORDER BY y.round) AS entrants FROM {bye} y WHERE y.group_id = g.id) b"
+    )
+    return select, joins
+
+
+def _integers(data: bytes | memoryview | None) -> list[int]:
+    """The 8-byte big-endian integers of ``data`` (None: none)."""
+    if not data:
+        return []
+    values = array.array("q", bytes(data))
+    if sys.byteorder == "little":
+        values.byteswap()
+    return values.tolist()
+
+
+def _read_of(row: Sequence[Any]) -> GroupRead:
+    """A :class:`GroupRead` from the columns of :func:`_inputs`."""
+    seats, games, byes = (_integers(column) for column in row)
+    return GroupRead(
+        list(zip(seats[0::3], seats[1::3], seats[2::3], strict=True)),
+        list(zip(games[0::3], games[1::3], games[2::3], strict=True)),
+        byes,
+    )
+
+
+def _read_inputs(group_id: int) -> GroupRead:
+    """A group's seats, games and byes: one query on PostgreSQL, three elsewhere."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            select, joins = _inputs()
+            cursor.execute(
+                f"SELECT {select} FROM {_q(Group._meta.db_table)} g{joins} WHERE g.id = %s",
+                [group_id],
+            )
+            row = cursor.fetchone()
+            return _read_of(row) if row else GroupRead([], [])
+    return _read_portable(group_id)
+
+
+def _read_portable(group_id: int, through_round: int | None = None) -> GroupRead:
+    """:func:`_read_inputs` in three plain queries, any database; ``through_round``: only the
+    games and byes of the rounds up to that one."""
+    rounds, params = "", [group_id]
+    if through_round is not None:
+        rounds, params = " AND round <= %s", [group_id, through_round]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT s.entrant_id, s.number, e.withdrawn_at IS NOT NULL"
-            f" FROM {quote(Seat._meta.db_table)} s LEFT JOIN {quote(StageEntry._meta.db_table)} e"
+            f" FROM {_q(Seat._meta.db_table)} s LEFT JOIN {_q(StageEntry._meta.db_table)} e"
             " ON e.stage_id = s.stage_id AND e.entrant_id = s.entrant_id"
             " WHERE s.group_id = %s ORDER BY s.number",
-            [group.pk],
+            [group_id],
         )
-        return [(entrant, seat, bool(gone)) for entrant, seat, gone in cursor.fetchall()]
-
-
-def _games(group: Group, through_round: int | None = None) -> list[tuple[int, int, str]]:
-    """(white, black, result) for each game of the group (``through_round``: of the rounds
-    up to that one), finished ones in the order they were finished (the order matters to the
-    FIDE 2024 rules for unplayed games)."""
-    rounds, params = "", [group.pk]
-    if through_round is not None:
-        rounds, params = " AND round <= %s", [group.pk, through_round]
-    with connection.cursor() as cursor:
+        seats = [(entrant, seat, int(bool(gone))) for entrant, seat, gone in cursor.fetchall()]
         cursor.execute(
-            "SELECT white_id, black_id, result"
-            f" FROM {connection.ops.quote_name(Game._meta.db_table)}"
+            f"SELECT white_id, black_id, result FROM {_q(Game._meta.db_table)}"
             f" WHERE group_id = %s{rounds} ORDER BY updated_at, number",
             params,
         )
-        return cursor.fetchall()
-
-
-def _byes(group: Group, through_round: int | None = None) -> list[int]:
-    """The entrants with a Swiss bye in the group (``through_round``: in the rounds up to
-    that one), by round."""
-    byes = SwissBye.objects.filter(group=group)
+        games = [(w, b, RESULT_NUMBERS.get(r, -1)) for w, b, r in cursor.fetchall()]
+    byes = SwissBye.objects.filter(group_id=group_id)
     if through_round is not None:
         byes = byes.filter(round__lte=through_round)
-    return list(byes.order_by("round").values_list("entrant_id", flat=True))
+    return GroupRead(
+        seats, games, list(byes.order_by("round").values_list("entrant_id", flat=True))
+    )
+
+
+def _fields(model: type[models.Model], alias: str) -> tuple[list[str], list[str]]:
+    """A model's concrete fields: their attnames, and their columns in a select list."""
+    fields = model._meta.concrete_fields
+    return [f.attname for f in fields], [f"{alias}.{_q(column_of(f))}" for f in fields]
+
+
+def _instance(model: type[models.Model], names: list[str], values: Sequence[Any]) -> Any:
+    return model.from_db(connection.alias, names, values)
+
+
+# ---------------------------------------------------------------------------
+# Storing
+# ---------------------------------------------------------------------------
 
 
 def _decimal(value) -> str:
     """A figure as text: exact for halves and quarters, else six decimals."""
     if not isinstance(value, Fraction):
         return str(value)
-    if value.denominator == 1:
-        return str(value.numerator)
-    if value.denominator in (2, 4):
-        return str(Decimal(value.numerator) / value.denominator)
-    return f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return _exact_text(value.numerator, value.denominator)
 
 
-def table_rows(table: GroupTable) -> list[tuple]:
-    """``table``'s rows in order of place, as they are stored (the columns of
-    :data:`STANDING_COLUMNS`): points and figures as exact decimal strings."""
-    rows = []
-    for position, s in enumerate(table.standings, start=1):
-        entrant_id = s.figures.id
-        assert isinstance(entrant_id, int)  # compute_group ranks the entrants by their id
-        rows.append(
-            (
-                entrant_id,
-                table.seat_of[entrant_id],
-                position,
-                s.label,
-                _decimal(s.figures.points),
-                table.finished[entrant_id],
-                table.scheduled[entrant_id],
-                entrant_id in table.withdrawn,
-                {name: _decimal(getattr(s.figures, name)) for name in FIGURES},
-            )
-        )
-    return rows
+def _exact_text(numerator: int, denominator: int) -> str:
+    """:func:`_decimal` of ``numerator / denominator`` (not necessarily reduced)."""
+    if denominator != 1:
+        common = gcd(numerator, denominator)
+        numerator, denominator = numerator // common, denominator // common
+    if denominator == 1:
+        return str(numerator)
+    if denominator in (2, 4):
+        return str(Decimal(numerator) / denominator)
+    return f"{numerator / denominator:.6f}".rstrip("0").rstrip(".")
 
 
 # The stored row's columns after group_id, with their PostgreSQL types.
@@ -232,68 +376,183 @@ STANDING_COLUMNS = {
 }
 
 
+def table_rows(table: GroupTable) -> Iterator[tuple]:
+    """The stored rows of ``table``, by position: the values of :data:`STANDING_COLUMNS`,
+    points as text and the figures as a tuple of texts in :data:`FIGURES` order (see
+    :func:`figures_json`)."""
+    figures = table.figures
+    texts: list[list[str]] = []  # by figure, by player: each text made once per value
+    for name in FIGURES:
+        numerators: list[int] = getattr(figures, name)
+        denominators = figures.denominators(name)
+        if denominators == 1:
+            texts.append([str(n) for n in numerators])
+            continue
+        made: dict[tuple[int, int], str] = {}
+        column = []
+        each = [denominators] * len(numerators) if isinstance(denominators, int) else denominators
+        for exact in zip(numerators, each, strict=True):
+            found = made.get(exact)
+            if found is None:
+                found = made[exact] = _exact_text(*exact)
+            column.append(found)
+        texts.append(column)
+    by_player = list(zip(*texts, strict=True)) if texts else []
+    points = FIGURES.index("points")
+    seat_of, finished, scheduled, withdrawn = (
+        table.seat_of,
+        table.finished,
+        table.scheduled,
+        table.withdrawn,
+    )
+    for position, (i, place, last) in enumerate(table.ranked, start=1):
+        entrant_id = figures.ids[i]
+        assert isinstance(entrant_id, int)  # compute_group ranks the entrants by their id
+        values = by_player[i]
+        yield (
+            entrant_id,
+            seat_of[entrant_id],
+            position,
+            str(place) if place == last else f"{place}-{last}",
+            values[points],
+            finished[entrant_id],
+            scheduled[entrant_id],
+            entrant_id in withdrawn,
+            values,
+        )
+
+
+# A row's figures as JSON, from their texts (digits, a sign and a point: nothing to escape).
+_FIGURES_JSON = "{" + ", ".join(f'"{name}": "%s"' for name in FIGURES) + "}"
+# A stored row as a JSON object (``jsonb_to_recordset``), from table_rows' values.
+_ROW_JSON = (
+    '{"entrant_id": %d, "seat": %d, "position": %d, "place": "%s", "points": "%s",'
+    ' "finished": %d, "scheduled": %d, "withdrawn": %s, "figures": %s}'
+)
+
+
+def figures_json(texts: Sequence[str]) -> str:
+    """The figures column's JSON of a row of :func:`table_rows`."""
+    return _FIGURES_JSON % tuple(texts)
+
+
+def _rows_json(rows: Sequence[tuple]) -> str:
+    return (
+        "["
+        + ", ".join(
+            _ROW_JSON % (*r[:7], "true" if r[7] else "false", _FIGURES_JSON % r[8]) for r in rows
+        )
+        + "]"
+    )
+
+
 def store_group_table(table: GroupTable) -> int:
     """Store ``table``'s rows as the group's standings (and when: ``Group.standings_at``);
     returns the number of rows. Call it inside the transaction that holds the group's
     recompute lock; :func:`recompute_group` settles the mark after it.
 
-    On PostgreSQL two statements, each with one JSON parameter: the first deletes the stored
-    rows whose entrant is not at the same position any more; the second updates the remaining
-    ones in place (they keep group, entrant and position: no key to check, and no index to
-    change while their page has room), inserts the others and updates the group. Elsewhere,
+    On PostgreSQL one message of two statements (:func:`_store_statements`); elsewhere,
     delete and insert.
     """
     group_id = table.group.pk
     # The group's cached pages are retired once the new standings commit.
     pagecache.bump([(pagecache.GROUP, group_id)])
-    rows = table_rows(table)
+    rows = list(table_rows(table))
     now = timezone.now()
-    quote = connection.ops.quote_name
-    standings = quote(GroupStanding._meta.db_table)
     if connection.vendor != "postgresql":
         GroupStanding.objects.filter(group_id=group_id).delete()
         insert_rows(
             GroupStanding,
             ("group_id", *STANDING_COLUMNS),
-            ((group_id, *r[:4], Decimal(r[4]), *r[5:]) for r in rows),
+            (
+                (group_id, *r[:4], Decimal(r[4]), *r[5:8], dict(zip(FIGURES, r[8], strict=True)))
+                for r in rows
+            ),
         )
         Group.objects.filter(pk=group_id).update(standings_at=now)
         return len(rows)
-    data = json.dumps([dict(zip(STANDING_COLUMNS, r, strict=True)) for r in rows])
-    types = ", ".join(f"{quote(c)} {t}" for c, t in STANDING_COLUMNS.items())
-    names = ", ".join(quote(c) for c in STANDING_COLUMNS)
-    values = ", ".join(f"r.{quote(c)}" for c in STANDING_COLUMNS)
+    _send(_store_statements(group_id, rows, now))
+    return len(rows)
+
+
+def _changed(target: str, source: str, columns: Iterable[str]) -> str:
+    """A condition true when a row of ``target`` differs from ``source`` in ``columns``."""
+    names = [_q(c) for c in columns]
+    return (
+        f"({', '.join(f'{target}.{n}' for n in names)}) IS DISTINCT FROM"
+        f" ({', '.join(f'{source}.{n}' for n in names)})"
+    )
+
+
+def _store_statements(group_id: int, rows: list[tuple], now: datetime) -> list[Statement]:
+    """PostgreSQL: the statements that store a group's rows, each with one JSON parameter.
+    The first deletes the stored rows whose entrant is not at the same position any more;
+    the second updates the remaining ones in place where they changed (they keep group,
+    entrant and position: no key to check, and no index to change while their page has
+    room), inserts the others and updates the group."""
+    standings = _q(GroupStanding._meta.db_table)
+    data = _rows_json(rows)
+    types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
+    names = ", ".join(_q(c) for c in STANDING_COLUMNS)
+    values = ", ".join(f"r.{_q(c)}" for c in STANDING_COLUMNS)
     kept = ("entrant_id", "position")
-    changes = ", ".join(f"{quote(c)} = r.{quote(c)}" for c in STANDING_COLUMNS if c not in kept)
-    with connection.cursor() as cursor:
-        cursor.execute(
+    changing = [c for c in STANDING_COLUMNS if c not in kept]
+    changes = ", ".join(f"{_q(c)} = r.{_q(c)}" for c in changing)
+    return [
+        (
             f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
             " NOT IN (SELECT key::bigint, value::integer FROM jsonb_each_text(%s))",
             [group_id, json.dumps({r[0]: r[2] for r in rows})],
-        )
+        ),
         # One snapshot for the whole statement: the rows left by the delete are updated,
         # and the new rows are those whose entrant has no row left.
-        cursor.execute(
+        (
             f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s) AS r({types})),"
-            f" marked AS (UPDATE {quote(Group._meta.db_table)}"
+            f" marked AS (UPDATE {_q(Group._meta.db_table)}"
             " SET standings_at = %s WHERE id = %s),"
             f" updated AS (UPDATE {standings} s SET {changes}"
-            " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)"
+            " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id"
+            f" AND {_changed('s', 'r', changing)})"
             f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"
             f" WHERE NOT EXISTS (SELECT FROM {standings} s"
             " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
             [data, now, group_id, group_id, group_id, group_id],
-        )
-    return len(rows)
+        ),
+    ]
+
+
+Statement = tuple[str, list[Any]]
+
+
+def _send(statements: Sequence[Statement]) -> list[tuple[int, list[tuple] | None]]:
+    """PostgreSQL: send ``statements`` in one message (one round trip; each statement still
+    runs with a snapshot of its own, after the previous one); returns each one's row count
+    and rows (None for a statement that returns none)."""
+    results: list[tuple[int, list[tuple] | None]] = []
+    with connection.cursor() as cursor:
+        sql = "; ".join(sql for sql, _ in statements)
+        cursor.execute(sql, [p for _, params in statements for p in params])
+        while True:
+            rows = cursor.fetchall() if cursor.description is not None else None
+            results.append((cursor.rowcount, rows))
+            if not cursor.nextset():
+                break
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Recomputing one group
+# ---------------------------------------------------------------------------
 
 
 def recompute_group(group_id: int) -> int:
     """Recompute and store a group's standings; returns the number of rows.
 
-    Runs under the group's recompute lock, so two recomputes of one group (two workers, or a
-    duplicate) take turns instead of mixing their rows. The mark's count is read under the
-    lock, before the games: every change marked by then is in what is read, and the mark is
-    cleared only if no change was marked meanwhile (else the next recompute is queued).
+    Runs under the group's recompute lock (and its stage's standings lock, shared), so two
+    recomputes of one group (two workers, or a duplicate), or one and the stage's pass,
+    take turns instead of mixing their rows. The mark's count is read under the lock, with
+    the games or before them: every change marked by then is in what is read, and the mark
+    is cleared only if no change was marked meanwhile (else the next recompute is queued).
 
     Last, in the same transaction, the stage's stored ranking is marked as missing this
     change (for a closed stage also the later stages' rankings: their fallback keys): one
@@ -306,14 +565,17 @@ def recompute_group(group_id: int) -> int:
 
 def recompute_if_pending(group_id: int) -> int | None:
     """The recompute task: recompute the group unless its mark was cleared meanwhile (by an
-    earlier copy of the task: a re-queued or redelivered one then costs one query, read under
-    the group's lock, so a copy that waited for a running recompute does not repeat it)."""
+    earlier copy of the task, or by the stage's pass: a re-queued or redelivered one then
+    costs one read, under the group's lock, so a copy that waited for a running recompute
+    does not repeat it)."""
     return _recompute(group_id, only_if_pending=True)
 
 
 def _recompute(group_id: int, *, only_if_pending: bool) -> int | None:
     started = timezone.now()
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            return _recompute_postgresql(group_id, only_if_pending, started)
         GROUP_STANDINGS.lock(group_id)
         mark = (
             StandingsMark.objects.filter(group_id=group_id)
@@ -330,3 +592,236 @@ def _recompute(group_id: int, *, only_if_pending: bool) -> int | None:
         # stage's other groups wait for each other that long, no longer.
         mark_rankings(group.stage)
         return rows
+
+
+def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetime) -> int | None:
+    """:func:`_recompute` on PostgreSQL in two messages (and the transaction's BEGIN and
+    COMMIT): the locks and every read; the store, the settling and the ranking's mark."""
+    sql, parts = _one_group_sql()
+    found = _send(
+        [
+            # Derived data with its mark: a commit lost in a crash leaves the mark pending
+            # (the sweep recomputes it), so the commit need not wait for the disk.
+            ("SET LOCAL synchronous_commit TO OFF", []),
+            (
+                f"SELECT pg_advisory_xact_lock_shared(%s::integer, stage_id::integer)"
+                f" FROM {_q(Group._meta.db_table)} WHERE id = %s",
+                [STAGE_STANDINGS_LOCK, group_id],
+            ),
+            (
+                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+                [GROUP_STANDINGS.lock_class, group_id],
+            ),
+            (sql, [group_id]),
+        ]
+    )[-1][1]
+    if not found:
+        if only_if_pending:
+            return None
+        raise Group.DoesNotExist(f"no group {group_id}")
+    seen, pending_since, *values = found[0]
+    if only_if_pending and pending_since is None:  # no mark, or cleared
+        return None
+    instances = []
+    for model, names in parts:
+        instances.append(_instance(model, names, values[: len(names)]))
+        values = values[len(names) :]
+    group, stage, tournament = instances
+    stage.tournament = tournament
+    group.stage = stage
+    group.__dict__[_READ] = _read_of(values)
+    table = compute_group(group)
+
+    rows = list(table_rows(table))
+    now = timezone.now()
+    statements = _store_statements(group_id, rows, now)
+    if seen is None or stage.status == Stage.Status.CLOSED:
+        # Rare (a group never marked; a closed stage's later rankings): step by step.
+        pagecache.bump([(pagecache.GROUP, group_id)])
+        _send(statements)
+        GROUP_STANDINGS.settle(group_id, seen, started)
+        mark_rankings(stage)
+        return len(rows)
+    # The usual case, in the same message: the mark settled and the ranking marked (its row
+    # is locked from there to the commit only: recomputes of the stage's other groups wait
+    # for each other that long, no longer).
+    statements.append(GROUP_STANDINGS.settle_statement(group_id, seen, started, now))
+    statements.append(STAGE_RANKING.mark_statement([stage.pk], now))
+    # Run by itself (not inside a caller's transaction), the message also bumps the pages'
+    # versions and commits: the bump's row is locked for no longer than that (as if bumped
+    # on commit, and seen by readers with the standings), and Django's commit then finds no
+    # transaction left to commit (psycopg sends nothing). Inside a caller's transaction the
+    # pages are bumped when it commits.
+    outermost = len(connection.atomic_blocks) == 1 and not connection.savepoint_ids
+    bump = pagecache.bump_statement([(pagecache.GROUP, group_id)])
+    if outermost and bump is not None:
+        statements += [bump, ("COMMIT", [])]
+    else:
+        pagecache.bump([(pagecache.GROUP, group_id)])
+    results = _send(statements)
+    settled = results[2][1]
+    if settled and not settled[0][0]:  # a change was marked since the read: it stays pending
+        transaction.on_commit(lambda: GROUP_STANDINGS.queue([group_id]))
+    queued = STAGE_RANKING.marked(results[3][1] or [])
+    if queued:
+        transaction.on_commit(lambda: STAGE_RANKING.queue(queued))
+    if outermost and bump is not None:
+        pagecache.bumped(results[4][1] or [])
+    return len(rows)
+
+
+_ONE_GROUP: tuple[str, list[tuple[type[models.Model], list[str]]]] | None = None
+
+
+def _one_group_sql() -> tuple[str, list[tuple[type[models.Model], list[str]]]]:
+    """The read of a recompute (PostgreSQL): one row, the group's mark (count and
+    pending_since), the group's, its stage's and its tournament's columns, then its inputs
+    (:func:`_inputs`)."""
+    global _ONE_GROUP
+    if _ONE_GROUP is None:
+        parts: list[tuple[type[models.Model], list[str]]] = []
+        selects: list[str] = []
+        wanted: list[tuple[type[models.Model], str]] = [
+            (Group, "g"),
+            (Stage, "sg"),
+            (Tournament, "t"),
+        ]
+        for model, alias in wanted:
+            names, columns = _fields(model, alias)
+            parts.append((model, names))
+            selects += columns
+        select, joins = _inputs()
+        sql = (
+            f"SELECT m.changes, m.pending_since, {', '.join(selects)}, {select}"
+            f" FROM {_q(Group._meta.db_table)} g"
+            f" JOIN {_q(Stage._meta.db_table)} sg ON sg.id = g.stage_id"
+            f" JOIN {_q(Tournament._meta.db_table)} t ON t.id = sg.tournament_id"
+            f" LEFT JOIN {_q(StandingsMark._meta.db_table)} m ON m.group_id = g.id"
+            f"{joins} WHERE g.id = %s"
+        )
+        _ONE_GROUP = (sql, parts)
+        return sql, parts
+    return _ONE_GROUP
+
+
+# ---------------------------------------------------------------------------
+# Recomputing every group of a stage
+# ---------------------------------------------------------------------------
+
+# The stage pass's staging table (temporary, dropped with its transaction).
+_LOAD = "_standings_load"
+
+
+def recompute_stage(stage_id: int, *, only_if_pending: bool = False) -> int:
+    """Recompute and store the standings of every group of a stage (``only_if_pending``:
+    of those whose mark is set, the stage task's) in one pass and one transaction; returns
+    the number of groups recomputed. What many recomputes at once take (a big results
+    import, a publication, a forced recompute, the sweep: ``freshness.GROUP_STANDINGS``
+    queues the stage task for them).
+
+    The same guarantees as :func:`recompute_group`, for every group: the marks' counts are
+    read under the stage's standings lock (exclusive: every recompute of one of its groups
+    waits, and it waits for those running), with the games; each mark is cleared only if
+    no change was marked meanwhile, else its group stays pending and its recompute is
+    queued again; the ranking is marked in the same transaction; the pages' versions move
+    on commit.
+
+    On PostgreSQL: one read of every group's seats, games and byes (one row per group,
+    arrays, by group), the tie-breaks per group, one COPY of every row into a staging table
+    and one message that writes them (the groups' rows locked in id order first, as every
+    change locks them), then the marks settled in one statement. Elsewhere one
+    :func:`recompute_group` (or :func:`recompute_if_pending`) per group.
+    """
+    started = timezone.now()
+    with transaction.atomic():
+        if connection.vendor != "postgresql":
+            groups = Group.objects.filter(stage_id=stage_id).order_by("pk")
+            if only_if_pending:
+                groups = groups.filter(standings_mark__pending_since__isnull=False)
+            ids = list(groups.values_list("pk", flat=True))
+            done = [_recompute(pk, only_if_pending=only_if_pending) for pk in ids]
+            return sum(1 for rows in done if rows is not None)
+        return _recompute_stage_postgresql(stage_id, only_if_pending, started)
+
+
+def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: datetime) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SET LOCAL synchronous_commit TO OFF;"  # as in a group's recompute
+            # A thousand groups' arrays make a plan costly enough to be compiled, which
+            # takes longer than running it.
+            " SET LOCAL jit TO OFF;"
+            " SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+            [STAGE_STANDINGS_LOCK, stage_id],
+        )
+    stage = Stage.objects.select_related("tournament").get(pk=stage_id)
+    names = ["id", "stage_id", "number", "size"]  # what a table needs of its group
+    select, joins = _inputs()
+    pending = " AND m.pending_since IS NOT NULL" if only_if_pending else ""
+    fallback = None
+    if stage.order > 1:
+        fallback = fallback_keys(stage, chain(stage.tournament))
+    seen: dict[int, int | None] = {}
+    load_columns = ("group_id", *STANDING_COLUMNS)
+    # Read in binary (arrays of integers), by a cursor of psycopg's own: Django's sends its
+    # parameters as text, which gives text results.
+    with psycopg.Cursor(connection.connection) as read, connection.cursor() as cursor:
+        # The whole answer is in this process once execute returns: the same connection
+        # then copies while the groups are computed one by one from it.
+        read.execute(
+            f"SELECT m.changes, {', '.join(f'g.{_q(n)}' for n in names)}, {select}"
+            f" FROM {_q(Group._meta.db_table)} g"
+            f" LEFT JOIN {_q(StandingsMark._meta.db_table)} m ON m.group_id = g.id{joins}"
+            f" WHERE g.stage_id = %s{pending} ORDER BY g.id",
+            [stage_id],
+            binary=True,
+        )
+        types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
+        cursor.execute(f"CREATE TEMPORARY TABLE {_LOAD} (group_id bigint, {types}) ON COMMIT DROP")
+        rows = 0
+        with cursor.copy(f"COPY {_LOAD} ({', '.join(map(_q, load_columns))}) FROM STDIN") as copy:
+            while batch := read.fetchmany(64):
+                for changes, *values in batch:
+                    group = _instance(Group, names, values[: len(names)])
+                    group.stage = stage
+                    seen[group.pk] = changes
+                    table = table_of(group, _read_of(values[len(names) :]), fallback)
+                    for row in table_rows(table):
+                        copy.write_row((group.pk, *row[:-1], figures_json(row[-1])))
+                        rows += 1
+        if not seen:
+            return 0
+        ids = sorted(seen)
+        standings, load = _q(GroupStanding._meta.db_table), _LOAD
+        kept = ("entrant_id", "position")
+        changing = [c for c in STANDING_COLUMNS if c not in kept]
+        changes = ", ".join(f"{_q(c)} = l.{_q(c)}" for c in changing)
+        names_listed = ", ".join(map(_q, load_columns))
+        cursor.execute(
+            # Every join below is of many rows: by hash, whatever the statistics say (with the
+            # stored rows' statistics out of date — e.g. taken while the table was empty — a
+            # nested loop over 100,000 rows each side would take hours).
+            "SET LOCAL enable_nestloop TO off;"
+            f" ANALYZE {load};"
+            # The groups' rows first, in id order, as every change into a group locks it.
+            f" SELECT FROM {_q(Group._meta.db_table)} WHERE id = ANY(%s) ORDER BY id"
+            " FOR NO KEY UPDATE;"
+            # The stored rows whose entrant is not at the same position any more; then the
+            # others updated in place where they changed, and the new ones inserted.
+            f" DELETE FROM {standings} s WHERE s.group_id = ANY(%s) AND NOT EXISTS"
+            f" (SELECT FROM {load} l WHERE l.group_id = s.group_id"
+            " AND l.entrant_id = s.entrant_id AND l.position = s.position);"
+            f" UPDATE {standings} s SET {changes} FROM {load} l"
+            " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id"
+            f" AND {_changed('s', 'l', changing)};"
+            f" INSERT INTO {standings} ({names_listed}) SELECT {names_listed} FROM {load} l"
+            f" WHERE NOT EXISTS (SELECT FROM {standings} s"
+            " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id);"
+            f" UPDATE {_q(Group._meta.db_table)} SET standings_at = %s WHERE id = ANY(%s);"
+            f" DROP TABLE {load}; RESET enable_nestloop",
+            [ids, ids, timezone.now(), ids],
+        )
+    pagecache.bump([(pagecache.GROUP, pk) for pk in ids])
+    GROUP_STANDINGS.settle_many(seen, started)
+    mark_rankings(stage)
+    return len(ids)

@@ -1,4 +1,5 @@
-"""The coalesced standings recompute (one queued task per group at a time), the coalesced
+"""The coalesced standings recompute (one queued task per group at a time, or one pass over a
+stage for many of its groups), the coalesced
 rebuild of a stage's stored ranking (one queued task per stage at a time, for many group
 recomputes), and the sweep that queues again what a dead broker or a killed worker left
 behind: thin wrappers around ``groups.py``, ``ranking.py`` and the two kinds of
@@ -38,6 +39,12 @@ MARKED: dict[str, Any] = {
 @shared_task(name=GROUP_STANDINGS.task, **MARKED)
 def recompute_group_standings(group_id: int) -> int:
     return groups.recompute_if_pending(group_id) or 0
+
+
+@shared_task(name="apps.standings.tasks.recompute_stage_standings", **MARKED)
+def recompute_stage_standings(stage_id: int) -> int:
+    """Every pending group of the stage in one pass (many were queued at once)."""
+    return groups.recompute_stage(stage_id, only_if_pending=True)
 
 
 @shared_task(name=STAGE_RANKING.task, **MARKED)

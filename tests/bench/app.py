@@ -25,7 +25,8 @@ import django
 import psycopg
 from psycopg import sql
 
-ENTRANTS = 100_000
+# BENCH_ENTRANTS runs it at another size (e.g. 10000 while developing).
+ENTRANTS = int(os.environ.get("BENCH_ENTRANTS") or 100_000)
 SEED = "bench"
 # BENCH_DATABASE names another database of its own (e.g. one per person on a shared server).
 DATABASE = os.environ.get("BENCH_DATABASE") or "closed_circle_bench"
@@ -37,6 +38,48 @@ def _timed(fn):
     start = time.perf_counter()
     value = fn()
     return value, time.perf_counter() - start
+
+
+def _best(fn, times: int = 5) -> float:
+    return min(_timed(fn)[1] for _ in range(times))
+
+
+def _messages(fn) -> int:
+    """How many messages ``fn`` sends to the database through Django (each a round trip; a
+    message may hold several statements), without the BEGIN psycopg sends first and Django's
+    COMMIT (which psycopg does not send when a message committed already)."""
+    from django.db import connection
+
+    sent = []
+
+    def count(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        fn()
+    return len(sent)
+
+
+def _read_games(where: str, param: int) -> int:
+    """The floor of a recompute: one read of the games (white, black, result) it needs, in
+    the order a recompute reads them; returns the rows read."""
+    from django.db import connection
+
+    from apps.groups.models import Game, Group
+
+    where = where.replace("{groups}", Group._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT g.group_id, g.white_id, g.black_id, g.result FROM {Game._meta.db_table} g"
+            f" WHERE {where} ORDER BY g.group_id, g.updated_at, g.number",
+            [param],
+        )
+        return len(cursor.fetchall())
+
+
+def _ratio(ours: float, floor: float) -> str:
+    return f"floor {floor * 1000:.2f} ms, ratio {ours / floor:.1f}×"
 
 
 def database_url(env: Mapping[str, str]) -> str:
@@ -109,8 +152,8 @@ def run() -> list[tuple[str, float, str]]:
     from apps.silli.synth import make_entrants
     from apps.stages.models import DrawJob
     from apps.stages.services import create_tournament
-    from apps.standings.groups import recompute_group
-    from apps.standings.models import StageRankingRow
+    from apps.standings.groups import recompute_group, recompute_stage
+    from apps.standings.models import StageRankingRow, StandingsMark
     from apps.standings.ranking import ranking_order, stage_ranking_rows, store_ranking
 
     try:
@@ -159,9 +202,20 @@ def run() -> list[tuple[str, float, str]]:
         # Standings: one group, then every group (what the import's marks queue), the ranking.
         first = Group.objects.filter(stage=stage).order_by("-size", "number").first()
         finished = Game.objects.filter(group=first).count()
-        recompute_one = min(_timed(lambda: recompute_group(first.pk))[1] for _ in range(5))
+        read_one = _best(lambda: _read_games("g.group_id = %s", first.pk))
+        recompute_one = _best(lambda: recompute_group(first.pk))
+        one_messages = _messages(lambda: recompute_group(first.pk))
         group_ids = list(Group.objects.filter(stage=stage).values_list("pk", flat=True))
-        _, recompute_all = _timed(lambda: [recompute_group(g) for g in group_ids])
+        stage_games = "g.group_id IN (SELECT id FROM {groups} WHERE stage_id = %s)"
+        read_all = _best(lambda: _read_games(stage_games, stage.pk), 3)
+        # Every group in one pass, as the stage task runs it after the import (their marks
+        # are pending); then again, and one by one (the way it was).
+        pending = StandingsMark.objects.filter(pending_since__isnull=False).count()
+        passed, recompute_all = _timed(lambda: recompute_stage(stage.pk, only_if_pending=True))
+        again = _timed(lambda: recompute_stage(stage.pk))[1]
+        one_by_one = 0.0
+        if os.environ.get("BENCH_ONE_BY_ONE", "1") != "0":
+            one_by_one = _timed(lambda: [recompute_group(g) for g in group_ids])[1]
         with transaction.atomic():  # the rebuild's writing, from an empty stored ranking
             StageRankingRow.objects.filter(stage_id=stage.pk).delete()
             rebuilt, rebuild = _timed(lambda: store_ranking(stage, ranking_order(stage)))
@@ -198,14 +252,41 @@ def run() -> list[tuple[str, float, str]]:
             (
                 "  the import and the standings of every group",
                 imported_results + recompute_all,
-                f"target < 60 s; {len(group_ids):,} groups",
+                f"target < 60 s; {len(group_ids):,} groups in one pass",
+            ),
+            (
+                f"  floor: one read of a group's {finished} games",
+                read_one,
+                "one SELECT of white, black, result; best of 5",
             ),
             (
                 f"recompute and store one group of {first.size} ({finished} games)",
                 recompute_one,
-                "recompute_group: read, tie-breaks, write; best of 5",
+                f"recompute_group, BEGIN + {one_messages} messages; best of 5; "
+                + _ratio(recompute_one, read_one),
             ),
-            (f"recompute every group ({len(group_ids):,})", recompute_all, "recompute_group each"),
+            (
+                f"  floor: one read of all {games:,} games of the stage",
+                read_all,
+                "one SELECT of group, white, black, result; best of 3",
+            ),
+            (
+                f"recompute every group ({len(group_ids):,}) in one pass",
+                recompute_all,
+                f"recompute_stage of the {passed:,} pending of {pending:,} marked; "
+                + _ratio(recompute_all, read_all),
+            ),
+            (
+                "  again, nothing changed",
+                again,
+                "recompute_stage, every group; " + _ratio(again, read_all),
+            ),
+            (
+                "  again, one by one",
+                one_by_one,
+                "recompute_group each (BENCH_ONE_BY_ONE=0: not run); "
+                + _ratio(one_by_one, read_all),
+            ),
             (
                 f"store the unified ranking of the stage ({rebuilt:,} rows)",
                 rebuild,
