@@ -19,6 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.api import nullable_schema
+
 from .feasibility import draw_check
 from .models import GAMES_MAX, Stage, Tournament
 from .services import stage_defaults, suggested_kind
@@ -101,16 +103,17 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 
 # A stage's draw check (``apps.stages.feasibility.draw_check``), as the schema describes it.
-DRAW_CHECK = {
-    "type": "object",
-    "nullable": True,
-    "properties": {
-        "status": {"type": "string", "enum": ["ok", "adjusted", "impossible", "note"]},
-        "group_sizes": {"type": "array", "items": {"type": "integer"}, "nullable": True},
-        "message": {"type": "string", "nullable": True},
-    },
-    "required": ["status", "group_sizes", "message"],
-}
+DRAW_CHECK = nullable_schema(
+    {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": ["ok", "adjusted", "impossible", "note"]},
+            "group_sizes": nullable_schema({"type": "array", "items": {"type": "integer"}}),
+            "message": nullable_schema({"type": "string"}),
+        },
+        "required": ["status", "group_sizes", "message"],
+    }
+)
 
 
 class StageSerializer(serializers.ModelSerializer):

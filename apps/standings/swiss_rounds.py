@@ -25,6 +25,7 @@ from apps.scoring.points import points_text
 
 from .display import figure_text
 from .groups import GroupTable, chain, compute_group, table_rows
+from .models import FIGURES
 
 
 @dataclass(frozen=True)
@@ -242,21 +243,31 @@ def round_sheet(group: Group, number: int) -> RoundSheet | None:
         keys=keys,
     )
     after = compute_group(group, through_round=number)
-    sheet.standings = [
-        StandingLine(
-            place,
-            position,
-            player(entrant_id),
-            points,
-            figures,
-            [figure_text(k, figures.get(k)) for k in keys],
-            finished,
-            scheduled,
+    sheet.standings = []
+    for (
+        entrant_id,
+        _seat,
+        position,
+        place,
+        points,
+        finished,
+        scheduled,
+        _gone,
+        values,
+    ) in table_rows(after):
+        figures = dict(zip(FIGURES, values, strict=True))  # the texts, by figure
+        sheet.standings.append(
+            StandingLine(
+                place,
+                position,
+                player(entrant_id),
+                points,
+                figures,
+                [figure_text(k, figures.get(k)) for k in keys],
+                finished,
+                scheduled,
+            )
         )
-        for entrant_id, _seat, position, place, points, finished, scheduled, _gone, figures in (
-            table_rows(after)
-        )
-    ]
     return sheet
 
 

@@ -31,7 +31,7 @@ from apps.accounts.services import invite
 from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
 from apps.office.models import LabRun
-from apps.results.models import ResultReport
+from apps.results.models import ResultImportJob, ResultReport
 from tests.conftest import tasks_in_process
 from tests.worlds.published import PLAYERS_DOMAIN, ROLES, World, build_world
 
@@ -107,6 +107,22 @@ def import_job(w: World) -> dict:
 
 def import_job_pk(w: World) -> dict:
     return {"pk": w.stage.import_jobs.first().pk}
+
+
+def results_job(w: World, *, of_group: bool) -> ResultImportJob:
+    return ResultImportJob.objects.get(stage=w.stage, group=w.group if of_group else None)
+
+
+def group_results_job(w: World) -> dict:
+    return {**group(w), "job_id": results_job(w, of_group=True).pk}
+
+
+def stage_results_job(w: World) -> dict:
+    return {**stage(w), "job_id": results_job(w, of_group=False).pk}
+
+
+def group_results_job_pk(w: World) -> dict:
+    return {"pk": results_job(w, of_group=True).pk}
 
 
 def stage_pk(w: World) -> dict:
@@ -348,6 +364,11 @@ ROWS: list[Row] = [
     Row("group-results-import-confirm", result_post_page(), group, "post"),
     Row("stage-results-import", organizer_post_page(400), stage, "post"),
     Row("stage-results-import-confirm", organizer_post_page(), stage, "post"),
+    Row("group-results-import-job", RESULT_PAGE, group_results_job),
+    # A preview that failed cannot be confirmed: back to its page with the reason.
+    Row("group-results-import-job-confirm", result_post_page(), group_results_job, "post"),
+    Row("stage-results-import-job", ORGANIZER_PAGE, stage_results_job),
+    Row("stage-results-import-job-confirm", organizer_post_page(), stage_results_job, "post"),
     # -- the API: public reads --------------------------------------------------------------
     api("schema", EVERYONE),
     api("api-docs", EVERYONE),
@@ -444,6 +465,7 @@ ROWS: list[Row] = [
     api("api-group-reopen", organizer_api(409), group_pk, "post", {"reason": "matrix"}),
     api("api-group-results-import", result_api(400), group_pk, "post", {}),
     api("api-stage-results-import", organizer_api(400), stage_pk, "post", {}),
+    api("api-results-import-job", result_api(), group_results_job_pk),
     # -- Django's admin (one row: its own permission checks) ------------------------------------
     Row("admin:index", statuses(302, staff=200)),
 ]
@@ -503,6 +525,15 @@ def matrix_world(django_db_setup, django_db_blocker):
         )
         world.unclaimed = Seat.objects.get(group=world.group, number=2).entrant
         ImportJob.objects.create(stage=world.stage, dry_run=True)
+        for of_group in (world.group, None):  # finished (failed) previews: no job runs
+            ResultImportJob.objects.create(
+                stage=world.stage,
+                group=of_group,
+                file_format="csv",
+                dry_run=True,
+                status=ResultImportJob.Status.FAILED,
+                error="matrix",
+            )
         LabRun.objects.create(
             stage=world.stage,
             seed="matrix",
