@@ -13,12 +13,11 @@ from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import create_tournament
+from tests.e2e.conftest import DESKTOP, PHONE, submit_sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-e2e-123"
-PHONE = {"width": 360, "height": 780}
-DESKTOP = {"width": 1280, "height": 900}
 NEEDS = "10 games per player need groups of at least 69"
 NEAREST = "Nearest workable: 8 games per player (1 group of 60); or 69 entrants (1 group of 69)"
 
@@ -37,7 +36,7 @@ def sign_in(page, url: str) -> None:
     page.goto(url)
     page.fill("#id_username", "e2e-org")
     page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    submit_sign_in(page)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
