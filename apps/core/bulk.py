@@ -49,14 +49,7 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
         return
     # The connection itself, not the proxy: JSON values are prepared with it.
     db = connections[connection.alias]
-    given = [field_of(model, c) for c in columns]
-    others = [
-        f
-        for f in model._meta.concrete_fields
-        if f not in given and not (f.primary_key or f.generated or f.has_db_default())
-    ]
-    blank = model()
-    defaults = tuple(f.get_db_prep_save(f.pre_save(blank, add=True), db) for f in others)
+    given, others, defaults = _columns(model, columns, db)
     json_columns = [
         (i, _json_adapter(f, db)) for i, f in enumerate(given) if isinstance(f, JSONField)
     ]
@@ -79,6 +72,23 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
             cursor.execute(f"ANALYZE {table}")
 
 
+def _columns(
+    model: type[Model], columns: Sequence[str], db: BaseDatabaseWrapper
+) -> tuple[list[Field], list[Field], tuple[Any, ...]]:
+    """The fields named by ``columns``, the model's other fields a row gets a value for, and
+    those values: what saving a new ``model()`` gives each (its default, or the time for
+    ``auto_now`` fields), prepared for ``db``."""
+    given = [field_of(model, c) for c in columns]
+    others = [
+        f
+        for f in model._meta.concrete_fields
+        if f not in given and not (f.primary_key or f.generated or f.has_db_default())
+    ]
+    blank = model()
+    defaults = tuple(f.get_db_prep_save(f.pre_save(blank, add=True), db) for f in others)
+    return given, others, defaults
+
+
 def insert_select(
     model: type[Model], columns: Sequence[str], select: str, params: Sequence[Any] = ()
 ) -> int:
@@ -87,14 +97,7 @@ def insert_select(
     other field gets what :func:`insert_rows` gives it. The rows never reach Python. Returns
     how many were inserted."""
     db = connections[connection.alias]
-    given = [field_of(model, c) for c in columns]
-    others = [
-        f
-        for f in model._meta.concrete_fields
-        if f not in given and not (f.primary_key or f.generated or f.has_db_default())
-    ]
-    blank = model()
-    defaults = [f.get_db_prep_save(f.pre_save(blank, add=True), db) for f in others]
+    given, others, defaults = _columns(model, columns, db)
     quote = db.ops.quote_name
     names = ", ".join(quote(column_of(f)) for f in (*given, *others))
     table = quote(model._meta.db_table)

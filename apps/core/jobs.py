@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, Self
 
 from django.conf import settings
 from django.db import models, transaction
@@ -150,6 +150,13 @@ class Job(models.Model):
         return on_failure
 
     # -- the stalled sweep -------------------------------------------------------------
+
+    def stop_if_stalled(self) -> Self:
+        """This job, marked failed first if it is past :attr:`TIME_LIMIT` (it was lost): read
+        before its progress is shown, so that nobody waits for it for ever."""
+        if self.past_time_limit() and type(self).fail(self.pk, self.time_limit_message()):
+            self.refresh_from_db()
+        return self
 
     @classmethod
     def time_limit_message(cls) -> str:

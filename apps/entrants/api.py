@@ -248,7 +248,7 @@ class ImportJobView(APIView):
         if job is None:
             raise NotFound(_("There is no import job %(id)s.") % {"id": pk})
         require_organizer(request.user, job.stage.tournament)
-        return Response(jobs.job_progress(jobs.stop_if_stalled(job)))
+        return Response(jobs.job_progress(job.stop_if_stalled()))
 
 
 class StageEntrantSerializer(serializers.ModelSerializer):

@@ -160,14 +160,6 @@ def confirmable(job: ImportJob, now: datetime | None = None) -> bool:
     )
 
 
-def stop_if_stalled(job: ImportJob) -> ImportJob:
-    """The job, marked failed first if it was lost (past ``ImportJob.TIME_LIMIT``): read
-    before its progress is shown, so that nobody waits for it for ever."""
-    if job.past_time_limit() and ImportJob.fail(job.pk, ImportJob.time_limit_message()):
-        job.refresh_from_db()
-    return job
-
-
 # ---------------------------------------------------------------------------
 # Starting a job (actions)
 # ---------------------------------------------------------------------------

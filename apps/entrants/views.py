@@ -157,7 +157,7 @@ def import_job(request: HttpRequest, stage: Stage, job_id: int) -> HttpResponse:
     """An import job's progress bar (polled by ``import-progress.js``; a refresh without
     JavaScript), then its outcome: a dry run's preview with its confirmation, the entrants
     imported, or every bad row."""
-    job = jobs.stop_if_stalled(get_object_or_404(ImportJob, pk=job_id, stage=stage))
+    job = get_object_or_404(ImportJob, pk=job_id, stage=stage).stop_if_stalled()
     job.stage = stage
     preview = jobs.stored_preview(job)
     context = {

@@ -758,4 +758,4 @@ class ResultImportJobView(APIView):
             require_result_entry(request.user, job.group)
         else:
             require_organizer(request.user, job.stage.tournament)
-        return Response(import_jobs.job_progress(import_jobs.stop_if_stalled(job)))
+        return Response(import_jobs.job_progress(job.stop_if_stalled()))

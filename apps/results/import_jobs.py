@@ -179,14 +179,6 @@ def confirmable(job: ResultImportJob, now: datetime | None = None) -> bool:
     )
 
 
-def stop_if_stalled(job: ResultImportJob) -> ResultImportJob:
-    """The job, marked failed first if it is past ``ResultImportJob.TIME_LIMIT``: read
-    before its progress is shown, so that nobody waits for it for ever."""
-    if job.past_time_limit() and ResultImportJob.fail(job.pk, ResultImportJob.time_limit_message()):
-        job.refresh_from_db()
-    return job
-
-
 # ---------------------------------------------------------------------------
 # Starting a job (actions)
 # ---------------------------------------------------------------------------

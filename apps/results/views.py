@@ -516,7 +516,7 @@ def _job_page(request: HttpRequest, stage: Stage, group: Group | None, job_id: i
     refresh without JavaScript), then its outcome: a dry run's preview with its
     confirmation, what was imported, or every bad line."""
     job = get_object_or_404(ResultImportJob, pk=job_id, stage=stage, group=group)
-    job = import_jobs.stop_if_stalled(job)
+    job = job.stop_if_stalled()
     job.stage, job.group = stage, group
     preview = job.result if job.dry_run and job.status == ResultImportJob.Status.SUCCEEDED else None
     context = {
