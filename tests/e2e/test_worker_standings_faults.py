@@ -26,6 +26,7 @@ from apps.core.audit import Action
 from apps.core.models import AuditEvent, UnsentTask
 from apps.groups.models import Game, Group
 from apps.results.services import enter_result
+from apps.standings.freshness import GROUP_STANDINGS
 from apps.standings.models import GroupStanding
 from tests.worlds.healing import *  # noqa: F403 (the fixtures of this world)
 from tests.worlds.healing import database_url, mark, open_games, up_to_date
@@ -56,10 +57,26 @@ def post_result(api: APIClient, game: Game, result: str = "1-0"):
 @contextmanager
 def standings_locked(group: Group) -> Iterator[None]:
     """Hold the group's stored standings rows from another connection: a recompute of the
-    group stops at its write (holding the group's lock), while result entry goes on."""
+    group stops at its write (holding the group's lock, its marks read), while result entry
+    goes on."""
     with psycopg.connect(database_url()) as other:
         table = GroupStanding._meta.db_table
         other.execute(f'SELECT 1 FROM "{table}" WHERE group_id = %s FOR UPDATE', [group.pk])
+        yield
+        other.rollback()
+
+
+@contextmanager
+def recompute_lock_held(group: Group) -> Iterator[None]:
+    """Hold the group's recompute lock from another connection: a recompute of the group
+    waits for it in its first message, before it has sent anything that writes (its store,
+    settle and commit go in one later message, which the server finishes even for a client
+    killed after sending it), while result entry goes on."""
+    with psycopg.connect(database_url()) as other:
+        other.execute(
+            "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
+            [GROUP_STANDINGS.lock_class, group.pk],
+        )
         yield
         other.rollback()
 
@@ -103,7 +120,8 @@ def test_results_saved_while_the_broker_is_down_answer_at_once_and_are_counted_w
     wait_until(
         "the sweep recomputes the group", lambda: up_to_date(group), timeout=HEAL, explain=explain
     )
-    assert worker.executed().get(SWEEP, 0) >= 1
+    # The next worker recomputed it: queued by the sweep, or the lost task delivered again
+    # (it was never acknowledged) — whichever comes first; either heals, neither twice wrong.
     assert worker.executed().get(RECOMPUTE, 0) >= 1
     wait_until(
         "the outbox sends the e-mail tasks",
@@ -145,7 +163,7 @@ def test_a_recompute_lost_with_a_killed_worker_is_swept_by_the_next_worker(
     organizer, group, broker, quick_sweep, start_worker, start_beat
 ):
     worker = start_worker()
-    with standings_locked(group):
+    with recompute_lock_held(group):
         game = open_games(group)[0]
         enter_result(organizer, game, "0-1", expected_version=game.version)
         wait_until("the recompute runs", lambda: running_recomputes(worker), explain=worker.output)
