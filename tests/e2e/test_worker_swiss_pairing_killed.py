@@ -22,17 +22,17 @@ import pytest
 import redis
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import Game, Group
-from apps.office.services import publish_draw, start_draw
 from apps.office.swiss.pairing import start_next_round
 from apps.office.swiss.state import swiss_state
-from apps.silli.entrants import entrants_csv
-from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
-from apps.stages.services import create_tournament
-from tests.conftest import tasks_in_process
-from tests.worlds.worker import broker, database_url, start_worker, wait_until  # noqa: F401
+from tests.worlds.worker import (  # noqa: F401
+    broker,
+    database_url,
+    start_worker,
+    swiss_round_one_played,
+    wait_until,
+)
 
 pytestmark = [
     pytest.mark.postgres,
@@ -52,21 +52,7 @@ def organizer(transactional_db):
 
 @pytest.fixture
 def round_one_played(organizer) -> Stage:
-    cup = create_tournament(
-        organizer,
-        name="Killed Open",
-        slug="killed-open",
-        stages=[{"kind": Stage.Kind.FINAL, "format": Stage.Format.SWISS, "swiss_rounds": 7}],
-    )
-    stage = cup.stages.get()
-    with tasks_in_process():
-        import_entrants(organizer, stage, entrants_csv(make_entrants(PLAYERS, "killed")))
-        close_registration(organizer, stage)
-        start_draw(organizer, stage, "killed seed")
-        stage.refresh_from_db()
-        publish_draw(organizer, stage)
-    stage.refresh_from_db()
-    Game.objects.filter(group__stage=stage, round=1).update(result="1-0")
+    stage = swiss_round_one_played(organizer, "Killed Open", PLAYERS, "killed")
     assert swiss_state(stage).can_pair_next
     return stage
 

@@ -10,17 +10,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import Game
-from apps.office.services import publish_draw, start_draw
 from apps.office.swiss.state import swiss_state
 from apps.office.swiss.tasks import pair_swiss_round
-from apps.silli.entrants import entrants_csv
-from apps.silli.synth import make_entrants
 from apps.stages.models import Stage
-from apps.stages.services import create_tournament
-from tests.conftest import tasks_in_process
-from tests.worlds.worker import broker, start_worker, wait_until  # noqa: F401 (fixtures)
+from tests.worlds.worker import broker, start_worker, swiss_round_one_played, wait_until  # noqa: F401 (fixtures)
 
 pytestmark = [
     pytest.mark.postgres,
@@ -41,21 +35,7 @@ def organizer(transactional_db):
 def round_one_played(organizer) -> Stage:
     """A Swiss stage of 300 players, 7 rounds, published; every game of round 1 won by
     White (in this process, before the worker starts)."""
-    cup = create_tournament(
-        organizer,
-        name="Limits Open",
-        slug="limits-open",
-        stages=[{"kind": Stage.Kind.FINAL, "format": Stage.Format.SWISS, "swiss_rounds": 7}],
-    )
-    stage = cup.stages.get()
-    with tasks_in_process():
-        import_entrants(organizer, stage, entrants_csv(make_entrants(PLAYERS, "limits")))
-        close_registration(organizer, stage)
-        start_draw(organizer, stage, "limits seed")
-        stage.refresh_from_db()
-        publish_draw(organizer, stage)
-    stage.refresh_from_db()
-    Game.objects.filter(group__stage=stage, round=1).update(result="1-0")
+    stage = swiss_round_one_played(organizer, "Limits Open", PLAYERS, "limits")
     state = swiss_state(stage)
     assert state.paired == 1 and state.can_pair_next
     return stage

@@ -29,12 +29,14 @@ from django.db import connection
 from apps.entrants.services import close_registration, engine_entrants, import_entrants
 from apps.groups.models import Game, Group, Seat
 from apps.office.draw import draw_settings
+from apps.office.services import publish_draw, start_draw
 from apps.silli.draw import StageDraw, draw_stage, nation_mix
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, Stage
 from apps.stages.services import create_tournament
 from config.celery import app
+from tests.conftest import tasks_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
@@ -302,3 +304,24 @@ def stage_row_locked(stage: Stage) -> Iterator[None]:
         other.execute(f'SELECT 1 FROM "{table}" WHERE id = %s FOR NO KEY UPDATE', [stage.pk])
         yield
         other.rollback()
+
+
+def swiss_round_one_played(organizer, name: str, players: int, seed: str) -> Stage:
+    """A published Swiss stage of ``players`` (7 rounds) whose round 1 White won on every
+    board, made in this process (tasks in process) before any worker starts."""
+    cup = create_tournament(
+        organizer,
+        name=name,
+        slug=name.lower().replace(" ", "-"),
+        stages=[{"kind": Stage.Kind.FINAL, "format": Stage.Format.SWISS, "swiss_rounds": 7}],
+    )
+    stage = cup.stages.get()
+    with tasks_in_process():
+        import_entrants(organizer, stage, entrants_csv(make_entrants(players, seed)))
+        close_registration(organizer, stage)
+        start_draw(organizer, stage, f"{seed} seed")
+        stage.refresh_from_db()
+        publish_draw(organizer, stage)
+    stage.refresh_from_db()
+    Game.objects.filter(group__stage=stage, round=1).update(result="1-0")
+    return stage
