@@ -201,6 +201,9 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.qualification",
     "apps.office",
+    "apps.play",
+    "apps.ratinglists",
+    "apps.players",
 ]
 
 MIDDLEWARE = [

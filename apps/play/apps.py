@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class PlayConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "apps.play"
+    verbose_name = "Play on the server"
