@@ -41,6 +41,7 @@ from apps.groups.pages import group_rows
 from apps.groups.rounds import adjudicator_note, round_deadline
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
+from apps.ratinglists.display import ratings_from, stage_list_used
 from apps.silli.lab import LabReport
 from apps.silli.lab.report import Measures
 from apps.silli.lab.results import FORM_SD
@@ -144,6 +145,7 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "organizer": organizer,
         "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),
+        "ratings_from": ratings_from(stage_list_used(stage)),
         # a Swiss stage is one group: its current round's deadline is the stage's
         "round_deadline": round_deadline(swiss_group(stage), stage=stage)
         if stage.is_swiss
