@@ -39,9 +39,9 @@ from apps.entrants.models import Entrant
 from apps.groups.models import Group
 from apps.groups.pages import group_rows
 from apps.groups.rounds import adjudicator_note, round_deadline
+from apps.ratinglists.display import ratings_from, stage_list_used
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
-from apps.ratinglists.display import ratings_from, stage_list_used
 from apps.silli.lab import LabReport
 from apps.silli.lab.report import Measures
 from apps.silli.lab.results import FORM_SD

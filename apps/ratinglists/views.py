@@ -43,11 +43,12 @@ def rating_lists(request: HttpRequest) -> HttpResponse:
     refused = _manager(request)
     if refused is not None:
         return refused
-    form = ImportForm(request.POST or None, request.FILES or None)
+    posted = request.method == "POST"
+    form = ImportForm(request.POST if posted else None, request.FILES if posted else None)
     error = None
     preview = None
     status = 200
-    if request.method == "POST":
+    if posted:
         if form.is_valid():
             data = form.cleaned_data
             try:
@@ -115,8 +116,8 @@ def rating_list_job(request: HttpRequest, job_id: int) -> HttpResponse:
 @organizer_page
 def stage_rating_list(request: HttpRequest, stage: Stage) -> HttpResponse:
     """Which list the stage's entrants took their ratings from; taking them from one."""
-    form = ApplyForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    form = ApplyForm(request.POST if request.method == "POST" else None)
+    if form.is_bound and form.is_valid():
         try:
             services.apply_rating_list(request.user, stage, form.cleaned_data["rating_list"])
         except ActionError as refusal:

@@ -8,6 +8,7 @@ import datetime
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 
 from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import Game, Group, Seat
@@ -25,7 +26,12 @@ def make_user(name: str, **extra):
 
 @pytest.fixture
 def organizer(db):
-    return make_user("rl-org")
+    """An organizer: may create tournaments (and so import rating lists)."""
+    user = make_user("rl-org")
+    user.user_permissions.add(
+        Permission.objects.get(codename="add_tournament", content_type__app_label="stages")
+    )
+    return get_user_model().objects.get(pk=user.pk)
 
 
 @pytest.fixture
@@ -80,7 +86,8 @@ def open_stage(organizer):
 def set_example_results(group: Group) -> None:
     """Every game of the group gets the result of §5.1 (forfeits as forfeits)."""
     number_of = {
-        s.entrant_id: int(s.entrant.code[1:]) for s in Seat.objects.filter(group=group).select_related("entrant")
+        s.entrant_id: int(s.entrant.code[1:])
+        for s in Seat.objects.filter(group=group).select_related("entrant")
     }
     rows = {int(r[0]): r for r in example.table("5.1")}
     for game in Game.objects.filter(group=group):
