@@ -26,7 +26,6 @@ from apps.core.api import (
     CsvParser,
     JsonParser,
     error_responses,
-    nullable_schema,
     request_csv_text,
 )
 from apps.groups.lookups import group_for_reading
@@ -197,9 +196,11 @@ class RatingListJobView(APIView):
 
 
 class UsedSerializer(serializers.Serializer):
-    rating_list = RatingListSerializer()
-    text = serializers.CharField(help_text='"Ratings from ICCF list 2026/4 (2026-10-01)".')
-    applied_at = serializers.DateTimeField()
+    rating_list = RatingListSerializer(allow_null=True, help_text="null: the stage used none.")
+    text = serializers.CharField(
+        help_text='"Ratings from ICCF list 2026/4 (2026-10-01)"; empty when none.'
+    )
+    applied_at = serializers.DateTimeField(allow_null=True)
     matched = serializers.IntegerField(help_text="Entrants found on the list.")
     updated = serializers.IntegerField(help_text="Entrants whose rating changed.")
     missing = serializers.IntegerField(help_text="Entrants not on the list (rating kept).")
@@ -217,7 +218,7 @@ class StageRatingListView(APIView):
 
     @extend_schema(
         parameters=[ID],
-        responses={200: nullable_schema({"type": "object"}), **error_responses(404)},
+        responses={200: UsedSerializer, **error_responses(404)},
     )
     def get(self, request, pk: int) -> Response:
         stage = stage_for_reading(request, pk)

@@ -68,9 +68,17 @@ def ratings_from(used: StageRatingList | None) -> str:
     }
 
 
-def used_json(used: StageRatingList | None) -> dict | None:
+def used_json(used: StageRatingList | None) -> dict:
+    """Which list a stage used (``rating_list`` null and ``text`` empty: none)."""
     if used is None:
-        return None
+        return {
+            "rating_list": None,
+            "text": "",
+            "applied_at": None,
+            "matched": 0,
+            "updated": 0,
+            "missing": 0,
+        }
     return {
         "rating_list": list_json(used.rating_list),
         "text": ratings_from(used),
