@@ -56,7 +56,9 @@ def test_a_silli_group(organizer, django_capture_on_commit_callbacks):
         stages=[{"min_group_size": 69}],
     )
     stage = cup.first_stage
-    import_entrants(organizer, stage, entrants_csv(make_entrants(70, "norm silli", multi_entry_share=0)))
+    import_entrants(
+        organizer, stage, entrants_csv(make_entrants(70, "norm silli", multi_entry_share=0))
+    )
     close_registration(organizer, stage)
     stage = drawn_and_published(organizer, stage, django_capture_on_commit_callbacks)
     group = stage.groups.get()
