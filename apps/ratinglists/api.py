@@ -38,7 +38,7 @@ from .models import RatingList, RatingListImportJob
 ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The object's id.")
 
 
-class ImportOptionsSerializer(serializers.Serializer):
+class RatingListImportOptionsSerializer(serializers.Serializer):
     name = serializers.CharField(help_text='The list\'s name, e.g. "ICCF list 2026/4".')
     list_date = serializers.DateField(help_text="The date the list is valid from.")
     source = serializers.CharField(required=False, allow_blank=True, default="")
@@ -47,14 +47,14 @@ class ImportOptionsSerializer(serializers.Serializer):
     )
 
 
-class CsvJsonSerializer(serializers.Serializer):
+class RatingListCsvJsonSerializer(serializers.Serializer):
     csv = serializers.CharField(
         trim_whitespace=False,
         help_text="The list: header id,name,federation,rating,games,title, then a row each.",
     )
 
 
-class CsvFileSerializer(ImportOptionsSerializer):
+class RatingListCsvFileSerializer(RatingListImportOptionsSerializer):
     file = serializers.FileField(help_text="The rating list CSV (UTF-8).")
 
 
@@ -68,7 +68,7 @@ class RatingListSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class PreviewSerializer(serializers.Serializer):
+class RatingListPreviewSerializer(serializers.Serializer):
     rows = serializers.IntegerField()
     rated = serializers.IntegerField()
     unrated = serializers.IntegerField()
@@ -78,12 +78,12 @@ class PreviewSerializer(serializers.Serializer):
     titles = serializers.ListField(child=serializers.ListField(), help_text="[title, count].")
 
 
-class ImportedSerializer(serializers.Serializer):
+class RatingListImportedSerializer(serializers.Serializer):
     rating_list = RatingListSerializer(allow_null=True, help_text="null for a dry run.")
-    preview = PreviewSerializer()
+    preview = RatingListPreviewSerializer()
 
 
-class JobSerializer(serializers.Serializer):
+class RatingListJobSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.CharField()
     name = serializers.CharField()
@@ -114,7 +114,7 @@ def import_options(request) -> dict:
             for k in ("name", "list_date", "source", "dry_run")
             if k in request.data
         )
-    checked = ImportOptionsSerializer(data=options)
+    checked = RatingListImportOptionsSerializer(data=options)
     checked.is_valid(raise_exception=True)
     return checked.validated_data
 
@@ -134,23 +134,23 @@ class RatingListsView(APIView):
         return Response([display.list_json(r) for r in RatingList.objects.all()])
 
     @extend_schema(
-        parameters=[ImportOptionsSerializer],
+        parameters=[RatingListImportOptionsSerializer],
         request={
             "text/csv": OpenApiTypes.STR,
-            "application/json": CsvJsonSerializer,
-            "multipart/form-data": CsvFileSerializer,
+            "application/json": RatingListCsvJsonSerializer,
+            "multipart/form-data": RatingListCsvFileSerializer,
         },
         responses={
-            201: ImportedSerializer,
-            200: ImportedSerializer,
-            202: JobSerializer,
+            201: RatingListImportedSerializer,
+            200: RatingListImportedSerializer,
+            202: RatingListJobSerializer,
             **error_responses(400, 403, 409),
         },
     )
     def post(self, request) -> Response:
         services.require_rating_list_manager(request.user)
         options = import_options(request)
-        text = request_csv_text(request, CsvJsonSerializer)
+        text = request_csv_text(request, RatingListCsvJsonSerializer)
         outcome = services.import_or_start(request.user, text=text, **options)
         if isinstance(outcome, RatingListImportJob):
             outcome.refresh_from_db()  # where tasks run in this process, it has finished
@@ -186,7 +186,9 @@ class RatingListJobView(APIView):
     """A rating-list import job: its progress, then the preview, the list written, or every
     bad row (staff and organizers)."""
 
-    @extend_schema(parameters=[ID], responses={200: JobSerializer, **error_responses(403, 404)})
+    @extend_schema(
+        parameters=[ID], responses={200: RatingListJobSerializer, **error_responses(403, 404)}
+    )
     def get(self, request, pk: int) -> Response:
         services.require_rating_list_manager(request.user)
         job = RatingListImportJob.objects.filter(pk=pk).first()
@@ -195,7 +197,7 @@ class RatingListJobView(APIView):
         return Response(display.job_progress(job.stop_if_stalled()))
 
 
-class UsedSerializer(serializers.Serializer):
+class StageRatingListSerializer(serializers.Serializer):
     rating_list = RatingListSerializer(allow_null=True, help_text="null: the stage used none.")
     text = serializers.CharField(
         help_text='"Ratings from ICCF list 2026/4 (2026-10-01)"; empty when none.'
@@ -206,7 +208,7 @@ class UsedSerializer(serializers.Serializer):
     missing = serializers.IntegerField(help_text="Entrants not on the list (rating kept).")
 
 
-class ApplySerializer(serializers.Serializer):
+class ApplyRatingListSerializer(serializers.Serializer):
     rating_list = serializers.IntegerField(help_text="The rating list's id.")
 
 
@@ -218,7 +220,7 @@ class StageRatingListView(APIView):
 
     @extend_schema(
         parameters=[ID],
-        responses={200: UsedSerializer, **error_responses(404)},
+        responses={200: StageRatingListSerializer, **error_responses(404)},
     )
     def get(self, request, pk: int) -> Response:
         stage = stage_for_reading(request, pk)
@@ -226,12 +228,12 @@ class StageRatingListView(APIView):
 
     @extend_schema(
         parameters=[ID],
-        request=ApplySerializer,
-        responses={200: UsedSerializer, **error_responses(400, 403, 404, 409)},
+        request=ApplyRatingListSerializer,
+        responses={200: StageRatingListSerializer, **error_responses(400, 403, 404, 409)},
     )
     def post(self, request, pk: int) -> Response:
         stage = stage_for_action(request, pk)
-        body = ApplySerializer(data=request.data)
+        body = ApplyRatingListSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rating_list = RatingList.objects.filter(pk=body.validated_data["rating_list"]).first()
         if rating_list is None:
@@ -245,7 +247,7 @@ class StageRatingListView(APIView):
         return Response(display.used_json(used))
 
 
-class ReportRowSerializer(serializers.Serializer):
+class RatingReportRowSerializer(serializers.Serializer):
     group = serializers.IntegerField(help_text="The group's id.")
     group_number = serializers.IntegerField()
     seat = serializers.IntegerField()
@@ -264,9 +266,9 @@ class ReportRowSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(help_text="true for an unrated player.")
 
 
-class ReportSerializer(serializers.Serializer):
+class RatingReportSerializer(serializers.Serializer):
     system = serializers.CharField(help_text='"FIDE".')
-    rows = ReportRowSerializer(many=True)
+    rows = RatingReportRowSerializer(many=True)
 
 
 def _report(rows: list[reports.ReportRow]) -> dict:
@@ -276,7 +278,7 @@ def _report(rows: list[reports.ReportRow]) -> dict:
 class GroupRatingReportView(APIView):
     """A group's rating report by FIDE's rules (docs/ratings.md)."""
 
-    @extend_schema(parameters=[ID], responses={200: ReportSerializer, **error_responses(404)})
+    @extend_schema(parameters=[ID], responses={200: RatingReportSerializer, **error_responses(404)})
     def get(self, request, pk: int) -> Response:
         group = group_for_reading(request, pk)
         return Response(_report(reports.group_rating_report(group)))
@@ -285,13 +287,13 @@ class GroupRatingReportView(APIView):
 class StageRatingReportView(APIView):
     """A stage's rating report: each group's, group after group."""
 
-    @extend_schema(parameters=[ID], responses={200: ReportSerializer, **error_responses(404)})
+    @extend_schema(parameters=[ID], responses={200: RatingReportSerializer, **error_responses(404)})
     def get(self, request, pk: int) -> Response:
         stage = stage_for_reading(request, pk)
         return Response(_report(reports.stage_rating_report(stage)))
 
 
-class NormSerializer(serializers.Serializer):
+class NormFigureSerializer(serializers.Serializer):
     level = serializers.CharField()
     level_rating = serializers.IntegerField()
     games = serializers.IntegerField(help_text="Rated games.")
@@ -302,7 +304,7 @@ class NormSerializer(serializers.Serializer):
     text = serializers.CharField(help_text='"IM norm: needs 6½, has 7 ✓".')
 
 
-class NormRowSerializer(serializers.Serializer):
+class NormFiguresRowSerializer(serializers.Serializer):
     group = serializers.IntegerField()
     group_number = serializers.IntegerField()
     seat = serializers.IntegerField()
@@ -311,13 +313,13 @@ class NormRowSerializer(serializers.Serializer):
     nation = serializers.CharField()
     person = serializers.CharField()
     rating = serializers.IntegerField(allow_null=True)
-    norms = NormSerializer(many=True)
+    norms = NormFigureSerializer(many=True)
 
 
-class NormsSerializer(serializers.Serializer):
+class NormFiguresSerializer(serializers.Serializer):
     note = serializers.CharField(help_text=f'"{UNOFFICIAL}".')
     levels = serializers.ListField(child=serializers.CharField())
-    rows = NormRowSerializer(many=True)
+    rows = NormFiguresRowSerializer(many=True)
 
 
 class GroupNormsView(APIView):
@@ -335,7 +337,7 @@ class GroupNormsView(APIView):
                 description="One level; every level when left out.",
             ),
         ],
-        responses={200: NormsSerializer, **error_responses(400, 404)},
+        responses={200: NormFiguresSerializer, **error_responses(400, 404)},
     )
     def get(self, request, pk: int) -> Response:
         group = group_for_reading(request, pk)
