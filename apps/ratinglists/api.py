@@ -41,7 +41,11 @@ ID = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The object'
 class RatingListImportOptionsSerializer(serializers.Serializer):
     name = serializers.CharField(help_text='The list\'s name, e.g. "ICCF list 2026/4".')
     list_date = serializers.DateField(help_text="The date the list is valid from.")
-    source = serializers.CharField(required=False, allow_blank=True, default="")
+    # A field named like Field.source (DRF takes declared fields off the class; the stubs do
+    # not know it).
+    source = serializers.CharField(  # type: ignore[assignment]
+        required=False, allow_blank=True, default="", help_text="Where the list came from."
+    )
     dry_run = serializers.BooleanField(
         default=False, help_text="true: check the file and answer with a preview; write nothing."
     )
@@ -63,7 +67,7 @@ class RatingListSerializer(serializers.Serializer):
     url = serializers.CharField()
     name = serializers.CharField()
     list_date = serializers.DateField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # as above: a field's name
     entries = serializers.IntegerField(help_text="The list's rows.")
     created_at = serializers.DateTimeField()
 

@@ -276,17 +276,16 @@ def run_import(job_id: int) -> str:
 
     try:
         checked = check_file(job.csv, progress)
-    except ActionError as error:  # the header
-        RatingListImportJob.objects.filter(pk=job.pk).update(details=error.details)
-        job.refresh_from_db()
-        RatingListImportJob.fail(job.pk, error.message)
+    except ActionError as header:  # the header
+        RatingListImportJob.objects.filter(pk=job.pk).update(details=header.details)
+        RatingListImportJob.fail(job.pk, header.message)
         return "bad header"
     if not checked.good:
-        error = bad_file(checked.errors)
+        refusal = bad_file(checked.errors)
         RatingListImportJob.objects.filter(pk=job.pk).update(
-            details=error.details, done_rows=checked.rows
+            details=refusal.details, done_rows=checked.rows
         )
-        RatingListImportJob.fail(job.pk, error.message)
+        RatingListImportJob.fail(job.pk, refusal.message)
         return "bad rows"
     with transaction.atomic():
         locked = RatingListImportJob.objects.select_for_update(no_key=True).get(pk=job.pk)

@@ -45,7 +45,7 @@ def rating_lists(request: HttpRequest) -> HttpResponse:
         return refused
     posted = request.method == "POST"
     form = ImportForm(request.POST if posted else None, request.FILES if posted else None)
-    error = None
+    error: dict | None = None
     preview = None
     status = 200
     if posted:
@@ -64,7 +64,8 @@ def rating_lists(request: HttpRequest) -> HttpResponse:
             except ActionError as refusal:
                 if refusal.code == ErrorCode.PERMISSION_DENIED:
                     raise PermissionDenied(refusal.message) from refusal
-                error, status = refusal, refusal.http_status
+                error = {"message": refusal.message, "details": refusal.details}
+                status = refusal.http_status
             except ParseError as unreadable:  # a file that is not UTF-8 text
                 error, status = {"message": str(unreadable.detail), "details": []}, 400
             else:
