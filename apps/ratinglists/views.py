@@ -16,7 +16,7 @@ from rest_framework.exceptions import ParseError
 from apps.core.api import decode_text
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.pages import show_refusal
-from apps.core.permissions import is_organizer
+from apps.core.permissions import can_enter_results, is_organizer
 from apps.groups.models import Group
 from apps.ratings.norms import UNOFFICIAL
 from apps.stages.models import Stage
@@ -165,6 +165,7 @@ def _report_page(
         "ratings_from": display.ratings_from(used),
         "csv_url": csv_url,
         "organizer": is_organizer(request.user, stage.tournament),
+        "can_enter": group is not None and can_enter_results(request.user, group),
         "unofficial": UNOFFICIAL,
     }
     return render(request, "ratinglists/report.html", context)
