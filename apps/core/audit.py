@@ -95,6 +95,13 @@ class Action(StrEnum):
     # an open report's game got a result by another road (status resolved or superseded, road)
     RESULT_REPORT_CLOSED = "result.report_closed"
     GAME_SCORE_CHANGED = "game.score_changed"  # a finished game's score or finish date (TD)
+    # registration by players (apps/players: the player asks, organizers decide)
+    PLAYER_REGISTERED = "player_registration.requested"  # a player asked (status, position)
+    PLAYER_REGISTRATION_WITHDRAWN = "player_registration.withdrawn"  # the player withdrew it
+    # a place freed: the first on the reserve list now waits for approval (position)
+    PLAYER_REGISTRATION_MOVED_UP = "player_registration.moved_up"
+    PLAYER_REGISTRATION_APPROVED = "player_registration.approved"  # an entrant (code) was made
+    PLAYER_REGISTRATION_REJECTED = "player_registration.rejected"  # an organizer refused (reason)
 
 
 # The events that change a game's result (a group's and a TD's history lists them).
