@@ -3,6 +3,8 @@ many requests. They parse; the actions (``registrations.py``) check and refuse."
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -45,5 +47,6 @@ class DecisionForm(forms.Form):
 
     def __init__(self, *args, choices: list[int], **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["ids"].choices = [(pk, str(pk)) for pk in choices]
-        self.fields["ids"].error_messages["required"] = _("Choose at least one request.")
+        ids = cast(forms.TypedMultipleChoiceField, self.fields["ids"])
+        ids.choices = [(pk, str(pk)) for pk in choices]
+        ids.error_messages["required"] = _("Choose at least one request.")

@@ -5,6 +5,8 @@ approve or reject many at once with a reason). Each view parses its input, calls
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -25,6 +27,17 @@ from . import registration_rules as rules
 from . import registrations
 from .models import Registration
 from .registration_forms import DecisionForm, RegistrationForm
+
+
+@dataclass(frozen=True)
+class Row:
+    """A request as a page lists it: its place on the reserve list, its checks (the
+    organizers' page) and whether its player may withdraw it (theirs)."""
+
+    registration: Registration
+    reserve_place: int | None
+    checks: list[rules.Check] = field(default_factory=list)
+    withdrawable: bool = False
 
 
 def _register_url(stage: Stage) -> str:
@@ -92,10 +105,15 @@ def my_registrations(request: SignedInRequest) -> HttpResponse:
         .order_by("-created_at")
     )
     today = timezone.localdate()
-    for row in rows:
-        row.reserve_place = registrations.reserve_place(row)  # type: ignore[attr-defined]
-        row.withdrawable = row.is_active and not rules.closed_reason(row.stage, today)  # type: ignore[attr-defined]
-    return render(request, "players/my_registrations.html", {"rows": rows})
+    shown = [
+        Row(
+            row,
+            registrations.reserve_place(row),
+            withdrawable=row.is_active and not rules.closed_reason(row.stage, today),
+        )
+        for row in rows
+    ]
+    return render(request, "players/my_registrations.html", {"rows": shown})
 
 
 @require_POST
@@ -141,14 +159,19 @@ def requests_page(request: HttpRequest, stage: Stage) -> HttpResponse:
                 messages.success(request, text % {"count": len(done)})
             return redirect("stage-registrations", stage.tournament.slug, stage.order)
         status = 400
-    for row in rows:
-        row.checks = rules.eligibility(stage, federation=row.federation, rating=row.rating)  # type: ignore[attr-defined]
-        row.reserve_place = registrations.reserve_place(row)  # type: ignore[attr-defined]
+    shown = [
+        Row(
+            row,
+            registrations.reserve_place(row),
+            checks=rules.eligibility(stage, federation=row.federation, rating=row.rating),
+        )
+        for row in rows
+    ]
     counts = {s: sum(1 for r in rows if r.status == s) for s in Registration.Status.values}
     context = {
         "tournament": stage.tournament,
         "stage": stage,
-        "rows": rows,
+        "rows": shown,
         "form": form,
         "counts": counts,
         "rules": rules.rules_summary(stage),
