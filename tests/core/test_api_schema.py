@@ -72,6 +72,9 @@ ENDPOINTS = {
     "/api/stages/{id}/tds/": {"get", "post"},
     "/api/organizers/": {"get"},
     "/api/organizers/{user_id}/": {"get", "put", "delete"},
+    "/api/stages/{id}/registrations/": {"get", "post"},
+    "/api/stages/{id}/registrations/decide/": {"post"},
+    "/api/registrations/{id}/withdraw/": {"post"},
 }
 
 
