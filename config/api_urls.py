@@ -18,6 +18,7 @@ APPS = (
     "ratinglists",
     "results",
     "standings",
+    "players",
 )
 
 urlpatterns = [

@@ -12,6 +12,7 @@ APPS = (
     "qualification",
     "ratinglists",
     "notifications",
+    "players",
 )
 
 urlpatterns = [path("", include(f"apps.{app}.urls")) for app in APPS]

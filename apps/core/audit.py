@@ -101,6 +101,13 @@ class Action(StrEnum):
     RATING_LIST_IMPORT_FAILED = "rating_list.import_failed"  # a list import job wrote nothing
     # a stage's entrants took their ratings from a list (list, matched, updated, missing)
     RATING_LIST_APPLIED = "rating_list.applied"
+    # registration by players (apps/players: the player asks, organizers decide)
+    PLAYER_REGISTERED = "player_registration.requested"  # a player asked (status, position)
+    PLAYER_REGISTRATION_WITHDRAWN = "player_registration.withdrawn"  # the player withdrew it
+    # a place freed: the first on the reserve list now waits for approval (position)
+    PLAYER_REGISTRATION_MOVED_UP = "player_registration.moved_up"
+    PLAYER_REGISTRATION_APPROVED = "player_registration.approved"  # an entrant (code) was made
+    PLAYER_REGISTRATION_REJECTED = "player_registration.rejected"  # an organizer refused (reason)
 
 
 # The events that change a game's result (a group's and a TD's history lists them).

@@ -14,6 +14,7 @@ class ErrorCode(StrEnum):
     DRAW_IMPOSSIBLE = "draw_impossible"
     CONFLICT = "conflict"
     NOT_FOUND = "not_found"
+    NOT_ELIGIBLE = "not_eligible"
 
 
 STATUS = {
@@ -24,6 +25,7 @@ STATUS = {
     ErrorCode.DRAW_IMPOSSIBLE: 422,
     ErrorCode.CONFLICT: 409,
     ErrorCode.NOT_FOUND: 404,
+    ErrorCode.NOT_ELIGIBLE: 422,
 }
 
 

@@ -600,12 +600,7 @@ def remove_entrant(user: Actor, stage: Stage, code: str) -> EngineEntrant:
     require_organizer(user, stage.tournament)
     with transaction.atomic():
         stage = locked(stage)
-        require_registration_open(stage)
-        entry = _entry(stage, code)
-        e = entry.entrant
-        gone = EngineEntrant(e.code, e.name, e.nation, e.rating, e.person, e.email)
-        entry.delete()
-        deleted = _delete_unused(stage.tournament_id, [code])
+        gone, left = take_off_list(stage, code)
         record(
             Action.ENTRANT_REMOVED,
             user,
@@ -613,9 +608,23 @@ def remove_entrant(user: Actor, stage: Stage, code: str) -> EngineEntrant:
             entrant=code,
             name=gone.name,
             nation=gone.nation,
-            left_tournament=bool(deleted),
+            left_tournament=left,
         )
     return gone
+
+
+def take_off_list(stage: Stage, code: str) -> tuple[EngineEntrant, bool]:
+    """The part of removing an entrant that writes: for an action that has checked who acts
+    and holds the stage's lock (:func:`remove_entrant`; a player withdrawing an approved
+    registration, ``apps.players``), which writes its own audit event. Refused unless
+    registration is open. Returns the entrant as it was, and whether it left the tournament
+    (nothing else refers to it)."""
+    require_registration_open(stage)
+    entry = _entry(stage, code)
+    e = entry.entrant
+    gone = EngineEntrant(e.code, e.name, e.nation, e.rating, e.person, e.email)
+    entry.delete()
+    return gone, bool(_delete_unused(stage.tournament_id, [code]))
 
 
 def engine_entrants(stage: Stage) -> list[EngineEntrant]:

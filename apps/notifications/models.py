@@ -19,6 +19,7 @@ class Kind(TextChoices):
     CLAIM = "claim", _("links to claim an entry")
     DEADLINE = "deadline", _("a reminder of my unfinished games before play ends")
     REPORT = "report", _("results reported for my games, and disputes of them")
+    REGISTRATION = "registration", _("my requests to enter a stage, and their answers")
 
 
 # The kinds a user may turn off: invitations and claim links are sent because someone asked.

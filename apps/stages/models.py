@@ -211,6 +211,9 @@ class Stage(StageSettings):
         errors.update(self._swiss_errors())
         errors.update(self._qualification_errors())
         errors.update(_date_order_errors(self.play_starts_on, self.play_ends_on, "play_ends_on"))
+        low, high = self.rating_min, self.rating_max
+        if low is not None and high is not None and low > high:
+            errors["rating_max"] = str(_("The highest rating cannot be below the lowest."))
         return errors
 
     def _swiss_errors(self) -> dict[str, str]:

@@ -13,6 +13,7 @@ each setting says which rule is its own in apps/stages/settings_catalog.py):
 - its kind and place (``PLACE_FIELDS``) change until it is drawn (and not while a draw runs);
 - its qualification rule (``QUALIFICATION_FIELDS``) until the qualification is confirmed,
   as on the qualification page;
+- its rules for players' registration (``REGISTRATION_FIELDS``) while registration is open;
 - its play period (``PLAY_FIELDS``, a Swiss round's deadline among them) until it is closed
   (a new number of days each round lasts applies from the next round on);
 - the tournament's games per player (``GAMES_FIELDS``) while no Silli stage that plays them
@@ -55,6 +56,7 @@ PLACE_FIELDS = STAGE_SETTINGS.names(Freeze.PLACE)
 PAIRING_FIELDS = STAGE_SETTINGS.names(Freeze.PAIRING)
 QUALIFICATION_FIELDS = STAGE_SETTINGS.names(Freeze.QUALIFICATION)
 PLAY_FIELDS = STAGE_SETTINGS.names(Freeze.PLAY)
+REGISTRATION_FIELDS = STAGE_SETTINGS.names(Freeze.REGISTRATION)
 
 SLUG_MAX_LENGTH = cast(int, Tournament._meta.get_field("slug").max_length)  # a SlugField's
 UNDRAWN = (Stage.Status.DRAFT, Stage.Status.REGISTRATION_CLOSED)
@@ -316,6 +318,13 @@ def add_stage(user: Actor, tournament: Tournament, **fields: Any) -> Stage:
 def frozen_stage_fields(stage: Stage) -> dict[str, str]:
     """The stage's settings that can no longer change, each with the reason."""
     reasons: dict[str, str] = {}
+    if stage.status != Stage.Status.DRAFT:
+        reasons.update(
+            dict.fromkeys(
+                REGISTRATION_FIELDS,
+                _("Registration is closed: players' requests are no longer taken."),
+            )
+        )
     if stage.status == Stage.Status.REGISTRATION_CLOSED:
         pairing = _(
             "Registration is closed: the draw is made from the entrant list and these settings. "

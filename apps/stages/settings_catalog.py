@@ -36,6 +36,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext_lazy as _
 
 from apps.core.choices import TextChoices
+from apps.silli.entrants import federations
 
 if TYPE_CHECKING:
     # What gettext_lazy gives, as the stubs name it (only a Promise at run time).
@@ -59,6 +60,7 @@ class Freeze(enum.Enum):
     PAIRING = "Pairing setting: frozen once registration closes."
     QUALIFICATION = "May change until the qualification is confirmed."
     PLAY = "May change until the stage is closed."
+    REGISTRATION = "Frozen once registration closes."
     # A tournament's settings.
     GAMES = "Frozen once a Silli stage that plays them has closed its registration."
     SCORING = "Frozen once a stage is published."
@@ -265,6 +267,23 @@ def validate_formula(value) -> None:
             ),
             code="unique",
         )
+
+
+def validate_federations(value: str) -> None:
+    """A list of FIDE federation codes separated by commas (empty: every federation)."""
+    codes = federation_codes(value)
+    unknown = [code for code in codes if code not in federations()]
+    if unknown:
+        raise ValidationError(
+            _("Not FIDE federation codes: %(codes)s. Write codes such as ITA, GER, ENG.")
+            % {"codes": ", ".join(unknown)},
+            code="invalid",
+        )
+
+
+def federation_codes(value: str) -> list[str]:
+    """The codes of a comma-separated list, in upper case, each once, in the list's order."""
+    return list(dict.fromkeys(c.strip().upper() for c in (value or "").split(",") if c.strip()))
 
 
 # ---------------------------------------------------------------------------
@@ -476,6 +495,15 @@ class StageSettings(models.Model):
     report_accept_days: int
     swiss_round_days: int | None
     swiss_at_deadline: str
+    # Registration by players (the last block of STAGE_SETTINGS).
+    open_registration: bool
+    registration_closes_on: date | None
+    max_field: int | None
+    rating_min: int | None
+    rating_max: int | None
+    rating_list: str
+    federations_allowed: str
+    unrated_allowed: bool
 
     class Meta:
         abstract = True
@@ -733,6 +761,95 @@ STAGE_SETTINGS = Catalog(
         "other formats.",
         default=StageSettings.AtDeadline.ADJUDICATE,
         optional_on_page=True,
+    ),
+    # -- Registration by players (apps/players, docs/registration.md) -----------------------
+    Setting(
+        "open_registration",
+        models.BooleanField(),
+        Freeze.REGISTRATION,
+        label=_("Players may register"),
+        help=_(
+            "Signed-in players ask to enter the stage; organizers approve or reject each "
+            "request. The rules below are checked when a player registers."
+        ),
+        api_help="Signed-in players may ask to enter the stage (default: no); organizers "
+        "approve or reject the requests.",
+        default=False,
+    ),
+    Setting(
+        "registration_closes_on",
+        models.DateField(null=True, blank=True),
+        Freeze.REGISTRATION,
+        label=_("Players register until"),
+        help=_("The last day players may register or withdraw. Empty: until registration closes."),
+        api_help="The last day players may register or withdraw their request; null: until "
+        "the organizers close registration.",
+    ),
+    Setting(
+        "max_field",
+        models.PositiveIntegerField(null=True, blank=True),
+        Freeze.REGISTRATION,
+        label=_("Most players"),
+        help=_(
+            "Entrants and requests waiting for approval count; later requests go to the reserve "
+            "list in order of registration. Empty: no limit."
+        ),
+        api_help="The most entrants the stage takes ({least}–{most}); entrants and pending "
+        "requests count, later requests go to the reserve list; null: no limit.",
+        least=Bound(2, _("A stage needs room for at least %(limit)s players.")),
+        most=Bound(
+            100_000,
+            _("More than %(limit)s players is beyond what the office runs in one stage."),
+        ),
+    ),
+    Setting(
+        "rating_min",
+        models.PositiveSmallIntegerField(null=True, blank=True),
+        Freeze.REGISTRATION,
+        label=_("Lowest rating"),
+        help=_("Players rated below this may not register. Empty: no lower limit."),
+        api_help="The lowest rating a registering player may have ({least}–{most}); null: none.",
+        least=Bound(0),
+        most=Bound(4000, _("No rating is above %(limit)s.")),
+    ),
+    Setting(
+        "rating_max",
+        models.PositiveSmallIntegerField(null=True, blank=True),
+        Freeze.REGISTRATION,
+        label=_("Highest rating"),
+        help=_("Players rated above this may not register. Empty: no upper limit."),
+        api_help="The highest rating a registering player may have ({least}–{most}, not below "
+        "rating_min); null: none.",
+        least=Bound(0),
+        most=Bound(4000, _("No rating is above %(limit)s.")),
+    ),
+    Setting(
+        "rating_list",
+        models.CharField(max_length=100, blank=True),
+        Freeze.REGISTRATION,
+        label=_("Rating list"),
+        help=_(
+            'The named, dated list the ratings are from, e.g. "ICCF list 2026/4"; players give '
+            "their rating on it."
+        ),
+        api_help="The name and date of the rating list the rating band is on, e.g. “ICCF list "
+        "2026/4” (text; players give their rating on it).",
+    ),
+    Setting(
+        "federations_allowed",
+        models.CharField(max_length=400, blank=True, validators=[validate_federations]),
+        Freeze.REGISTRATION,
+        label=_("Federations allowed"),
+        help=_("FIDE codes separated by commas, e.g. ITA, SMR. Empty: every federation."),
+        api_help="FIDE federation codes separated by commas; empty: every federation.",
+    ),
+    Setting(
+        "unrated_allowed",
+        models.BooleanField(),
+        Freeze.REGISTRATION,
+        label=_("Unrated players may register"),
+        api_help="Players without a rating may register (default: yes).",
+        default=True,
     ),
 )
 STAGE_SETTINGS.add_fields_to(StageSettings)

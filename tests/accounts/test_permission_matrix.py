@@ -31,6 +31,7 @@ from apps.accounts.services import invite
 from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
 from apps.office.models import LabRun
+from apps.players.models import Registration
 from apps.ratinglists.models import RatingList, RatingListImportJob
 from apps.results.models import ResultImportJob, ResultReport
 from tests.conftest import tasks_in_process
@@ -211,6 +212,25 @@ def rating_list_job(w: World) -> dict:
 
 def rating_list_job_pk(w: World) -> dict:
     return {"pk": RatingListImportJob.objects.get(name="matrix list").pk}
+
+
+def player_registration(w: World) -> Registration:
+    """A request of the player to enter the (published) stage, made for the table."""
+    registration, _made = Registration.objects.get_or_create(
+        stage=w.stage,
+        user=w.users["player"],
+        position=1,
+        defaults={"name": "Matrix Player", "federation": "ITA", "email": w.users["player"].email},
+    )
+    return registration
+
+
+def registration_page(w: World) -> dict:
+    return {"registration_id": player_registration(w).pk}
+
+
+def registration_pk(w: World) -> dict:
+    return {"pk": player_registration(w).pk}
 
 
 def nothing(w: World) -> dict:
@@ -505,6 +525,32 @@ ROWS: list[Row] = [
     api("api-group-results-import", result_api(400), group_pk, "post", {}),
     api("api-stage-results-import", organizer_api(400), stage_pk, "post", {}),
     api("api-results-import-job", result_api(), group_results_job_pk),
+    # -- registration by players (the world's stage is published: it takes no requests) ------
+    Row("stage-register", statuses(404, anonymous=302), stage),
+    Row("stage-register", statuses(404, anonymous=302), stage, "post", {}, name="register"),
+    Row("stage-registrations", ORGANIZER_PAGE, stage),
+    Row("stage-registrations", organizer_post_page(400), stage, "post", {}, name="decide"),
+    Row("my-registrations", SIGNED_IN_PAGE),
+    # Another's request does not exist for them; the player's is refused (published): back.
+    Row(
+        "registration-withdraw", statuses(404, anonymous=302, player=302), registration_page, "post"
+    ),
+    api("api-stage-registrations", signed_in_api(), stage_pk),
+    api(
+        "api-stage-registrations",
+        signed_in_api(409),
+        stage_pk,
+        "post",
+        {"name": "Matrix", "federation": "ITA", "email": "m@matrix.invalid"},
+        name="register",
+    ),
+    api("api-stage-registrations-decide", organizer_api(400), stage_pk, "post", {}),
+    api(
+        "api-registration-withdraw",
+        statuses(404, anonymous=403, player=409),
+        registration_pk,
+        "post",
+    ),
     # -- Django's admin (one row: its own permission checks) ------------------------------------
     Row("admin:index", statuses(302, staff=200)),
 ]

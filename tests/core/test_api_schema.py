@@ -80,6 +80,9 @@ ENDPOINTS = {
     "/api/groups/{id}/rating-report/": {"get"},
     "/api/stages/{id}/rating-report/": {"get"},
     "/api/groups/{id}/norms/": {"get"},
+    "/api/stages/{id}/registrations/": {"get", "post"},
+    "/api/stages/{id}/registrations/decide/": {"post"},
+    "/api/registrations/{id}/withdraw/": {"post"},
 }
 
 

@@ -40,7 +40,8 @@ def stage_form(stage: Stage, **changes) -> dict:
         "report_accept_days": stage.report_accept_days,
         "frozen_fields": "",
     }
-    for flag in ("separate_nations", "avoid_rematches", "double_round_robin", "balance_ratings"):
+    flags = ("separate_nations", "avoid_rematches", "double_round_robin", "balance_ratings")
+    for flag in (*flags, "open_registration", "unrated_allowed"):
         if getattr(stage, flag):
             data[flag] = "on"
     data.update(changes)

@@ -23,7 +23,12 @@ from apps.office.swiss.pairing import pair_next_round, start_next_round
 from apps.office.swiss.state import swiss_state
 from apps.results.services import enter_result
 from apps.stages.models import Stage
-from apps.stages.services import PAIRING_FIELDS, create_tournament, update_stage
+from apps.stages.services import (
+    PAIRING_FIELDS,
+    REGISTRATION_FIELDS,
+    create_tournament,
+    update_stage,
+)
 from apps.standings.groups import recompute_group
 from apps.standings.models import GroupStanding
 
@@ -103,7 +108,8 @@ def test_the_settings_page_sets_the_deadline_while_registration_is_closed(client
     url = reverse("stage-edit", args=[stage.tournament.slug, stage.order])
     html = client.get(url).content.decode()
     assert 'name="swiss_round_days"' in html and 'name="swiss_at_deadline"' in html
-    # the pairing settings are frozen (registration closed); the play period is not
+    # the pairing and registration settings are frozen (registration closed); the play
+    # period is not
     answer = client.post(
         url,
         {
@@ -112,7 +118,7 @@ def test_the_settings_page_sets_the_deadline_while_registration_is_closed(client
             "report_accept_days": 7,
             "swiss_round_days": 21,
             "swiss_at_deadline": "td",
-            "frozen_fields": ",".join(PAIRING_FIELDS),
+            "frozen_fields": ",".join((*PAIRING_FIELDS, *REGISTRATION_FIELDS)),
         },
     )
     assert answer.status_code == 302, answer.content.decode()

@@ -106,12 +106,13 @@ def test_every_setting_has_a_label_an_api_description_and_a_valid_default(model,
     assert set(setting.default_by_kind) <= set(Stage.Kind.values)
 
 
-def test_the_stage_settings_freeze_as_place_pairing_qualification_or_play():
+def test_the_stage_settings_freeze_as_place_pairing_qualification_play_or_registration():
     assert {s.freezes for s in STAGE} == {
         Freeze.PLACE,
         Freeze.PAIRING,
         Freeze.QUALIFICATION,
         Freeze.PLAY,
+        Freeze.REGISTRATION,
     }
     assert {s.freezes for s in TOURNAMENT} == {Freeze.GAMES, Freeze.SCORING, Freeze.ALWAYS}
 
