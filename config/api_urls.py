@@ -17,6 +17,7 @@ APPS = (
     "qualification",
     "results",
     "standings",
+    "players",
 )
 
 urlpatterns = [

@@ -11,6 +11,7 @@ APPS = (
     "standings",
     "qualification",
     "notifications",
+    "players",
 )
 
 urlpatterns = [path("", include(f"apps.{app}.urls")) for app in APPS]

@@ -196,6 +196,10 @@ def game_report(status: str, page: bool = False) -> Callable[[World], dict]:
     return args
 
 
+def player_person(w: World) -> dict:
+    return {"person_id": w.player_entrant.profile_id}
+
+
 def nothing(w: World) -> dict:
     return {}
 
@@ -225,6 +229,10 @@ ROWS: list[Row] = [
     Row("home", EVERYONE),
     Row("tournament", EVERYONE, tournament),
     Row("find-player", EVERYONE, tournament, query="q=a"),
+    # A player's profile: public; its contacts only for the player, organizers and staff.
+    Row("player-profile", EVERYONE, player_person),
+    # The world's accounts have no person of their own (their entries were linked by hand).
+    Row("player-profile-mine", statuses(404, anonymous=302)),
     Row("stage", EVERYONE, stage),
     Row("group", EVERYONE, group),
     Row("group-standings", EVERYONE, group),
@@ -386,6 +394,7 @@ ROWS: list[Row] = [
     api("api-stage-ranking", EVERYONE, stage_pk),
     api("api-stage-qualification", EVERYONE, stage_pk),
     api("api-players", EVERYONE, query="q=ka"),
+    api("api-player-profile", EVERYONE, player_person),
     api("api-game", EVERYONE, game_pk),
     api("api-game-pgn", EVERYONE, game_pk),
     api("api-group-games-pgn", EVERYONE, group_pk),

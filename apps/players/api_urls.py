@@ -1,0 +1,9 @@
+"""API routes of the players app (included under /api/ by ``config/api_urls.py``)."""
+
+from django.urls import path
+
+from .api import PlayerProfileView
+
+urlpatterns = [
+    path("players/<id:person_id>/", PlayerProfileView.as_view(), name="api-player-profile"),
+]
