@@ -33,8 +33,8 @@ from apps.core.people import display_name
 from apps.core.permissions import Actor, require_organizer, require_signed_in
 from apps.core.services import clean_name, set_display_name
 from apps.entrants.claims import read_claim_token, refused
-from apps.entrants.people import link_people
 from apps.entrants.models import ClaimRefusal, Entrant
+from apps.entrants.people import link_people
 from apps.groups.models import Group
 from apps.groups.services import assign_td
 from apps.stages.models import Stage, Tournament

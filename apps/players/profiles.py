@@ -26,10 +26,16 @@ from apps.core.permissions import Actor, signed_in
 from apps.core.results import Result, SideOutcome
 from apps.entrants.models import Entrant, Person
 from apps.groups.models import Game, Group, Seat
-from apps.ratings import NORM_LEVELS, UNOFFICIAL, NormFigure, RatingLine, norm_figures
+from apps.ratings import (
+    NORM_LEVELS,
+    UNOFFICIAL,
+    NormFigure,
+    RatingLine,
+    norm_figures,
+    rating_report,
+)
 from apps.ratings import Game as RatingGame
 from apps.ratings import Player as RatingPlayer
-from apps.ratings import rating_report
 from apps.stages.models import Tournament
 from apps.stages.permissions import visible_stages_filter
 from apps.standings.models import GroupStanding
