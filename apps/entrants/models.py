@@ -41,6 +41,14 @@ class Person(models.Model):
         on_delete=models.SET_NULL,
         related_name="person",
     )
+    merged_into = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="the person this one turned out to be (their page leads there)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,7 +11,8 @@ An entry (:class:`~.models.Entrant`) belongs to a person by one of two keys:
 
 The account comes first. An account whose entries carry an ID takes that ID when its person
 has none; when the person with that ID has no account, the two are one person and are
-merged (the account's person keeps its id). An entry with neither key has no person.
+merged (the account's person keeps its id; the other one is left empty, pointing at it, so
+that a link to its page still leads to the person). An entry with neither key has no person.
 
 :func:`link_people` applies these rules to a set of entries, set-based (a few queries
 however many entries): entrant imports, adding or changing one entrant, claiming and
@@ -67,10 +68,13 @@ def _people_by(field: str, keys: Iterable) -> dict:
 
 
 def _merge(source: Person, into: Person) -> None:
-    """Make ``source`` (a person with an ID and no account) part of ``into``."""
+    """Make ``source`` (a person with an ID and no account) part of ``into``. ``source``
+    stays, empty, pointing at ``into``: links to its page made before still lead somewhere."""
     Entrant.objects.filter(profile=source).update(profile=into)
     rating_id, title, federation = source.rating_id, source.title, source.federation
-    source.delete()
+    source.rating_id = ""
+    source.merged_into = into
+    source.save(update_fields=["rating_id", "merged_into"])
     into.rating_id = rating_id
     into.title = into.title or title
     into.federation = into.federation or federation

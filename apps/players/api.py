@@ -26,4 +26,6 @@ class PlayerProfileView(APIView):
         person = Person.objects.select_related("user").filter(pk=person_id).first()
         if person is None:
             raise NotFound(_("There is no player %(id)s.") % {"id": person_id})
+        if person.merged_into_id is not None:
+            person = Person.objects.select_related("user").get(pk=person.merged_into_id)
         return Response(profile_data(player_profile(person, request.user)))

@@ -15,6 +15,8 @@ from .profiles import player_profile
 
 def profile(request: HttpRequest, person_id: int) -> HttpResponse:
     person = get_object_or_404(Person.objects.select_related("user"), pk=person_id)
+    if person.merged_into_id is not None:
+        return redirect("player-profile", person.merged_into_id)
     return render(
         request,
         "players/profile.html",

@@ -165,11 +165,27 @@ def test_an_accounts_person_and_an_ids_person_merge_into_one(organizer, first, s
     link_entrant(organizer, entrant("second-cup", "Q1"), user)
     accounts = entrant("second-cup", "Q1").profile
     assert accounts.user == user and accounts.rating_id == ""
+    old = entrant("first-cup", "A1").profile
     link_entrant(organizer, entrant("first-cup", "A1"), user)
     merged = Person.objects.get(user=user)
     assert merged.pk == accounts.pk and merged.rating_id == "ICCF-100"
     assert set(merged.entries.values_list("code", flat=True)) == {"A1", "Q1"}
     assert not Person.objects.filter(rating_id="ICCF-100").exclude(pk=merged.pk).exists()
+    old.refresh_from_db()
+    assert (old.merged_into, old.rating_id, old.entries.count()) == (merged, "", 0)
+
+
+def test_the_page_of_a_merged_person_leads_to_the_person(organizer, first, client):
+    user = get_user_model().objects.create_user("anna", "anna@example.org")
+    import_entrants(organizer, first.first_stage, 'code,name,nation\nQ1,"Rossi, Anna",ITA\n')
+    link_entrant(organizer, entrant("first-cup", "Q1"), user)
+    old = entrant("first-cup", "A1").profile
+    link_entrant(organizer, entrant("first-cup", "A1"), user)
+    answer = client.get(reverse("player-profile", args=[old.pk]))
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("player-profile", args=[user.person.pk])
+    api = client.get(reverse("api-player-profile", args=[old.pk])).json()
+    assert api["id"] == user.person.pk
 
 
 def test_the_account_wins_over_another_persons_id(organizer, first):
