@@ -15,6 +15,7 @@ APPS = (
     "notifications",
     "office",
     "qualification",
+    "ratinglists",
     "results",
     "standings",
     "players",

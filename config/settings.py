@@ -552,6 +552,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 32 * 1024 * 1024
 REQUEST_BODY_MAX_BYTES = int(_ENV.get("REQUEST_BODY_MAX_BYTES", 32 * 1024 * 1024))
 # Entrant files with more data rows are imported by a Celery job (apps/entrants/jobs.py).
 ENTRANT_IMPORT_JOB_ROWS = int(_ENV.get("ENTRANT_IMPORT_JOB_ROWS", 5000))
+# Rating lists of more data rows than this are imported by a Celery job (apps/ratinglists).
+RATING_LIST_IMPORT_JOB_ROWS = int(_ENV.get("RATING_LIST_IMPORT_JOB_ROWS", 5000))
 # Results files (CSV or PGN) of more characters than this are imported by a Celery job
 # (apps/results/import_jobs.py): about 2,000 PGN games, seconds in a request.
 RESULT_IMPORT_JOB_CHARS = int(_ENV.get("RESULT_IMPORT_JOB_CHARS", 200_000))

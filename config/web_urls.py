@@ -10,6 +10,7 @@ APPS = (
     "results",
     "standings",
     "qualification",
+    "ratinglists",
     "notifications",
     "players",
 )

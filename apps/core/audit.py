@@ -97,6 +97,12 @@ class Action(StrEnum):
     # an open report's game got a result by another road (status resolved or superseded, road)
     RESULT_REPORT_CLOSED = "result.report_closed"
     GAME_SCORE_CHANGED = "game.score_changed"  # a finished game's score or finish date (TD)
+    # rating lists (apps/ratinglists)
+    RATING_LIST_IMPORTED = "rating_list.imported"  # a rating list was written (list, rows)
+    RATING_LIST_IMPORT_STARTED = "rating_list.import_started"  # a big list queued as a job
+    RATING_LIST_IMPORT_FAILED = "rating_list.import_failed"  # a list import job wrote nothing
+    # a stage's entrants took their ratings from a list (list, matched, updated, missing)
+    RATING_LIST_APPLIED = "rating_list.applied"
 
 
 # The events that change a game's result (a group's and a TD's history lists them).

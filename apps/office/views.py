@@ -39,6 +39,7 @@ from apps.entrants.models import Entrant
 from apps.groups.models import Group
 from apps.groups.pages import group_rows
 from apps.groups.rounds import adjudicator_note, round_deadline
+from apps.ratinglists.display import ratings_from, stage_list_used
 from apps.results import closing
 from apps.results.forms import ResultImportUploadForm
 from apps.silli.lab import LabReport
@@ -144,6 +145,7 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "organizer": organizer,
         "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),
+        "ratings_from": ratings_from(stage_list_used(stage)),
         # a Swiss stage is one group: its current round's deadline is the stage's
         "round_deadline": round_deadline(swiss_group(stage), stage=stage)
         if stage.is_swiss

@@ -10,6 +10,7 @@ complement.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
@@ -36,7 +37,13 @@ def expected_score(rating: int, opponent_rating: int, cap: int = DIFFERENCE_CAP)
     >>> expected_score(2100, 2000) + expected_score(2000, 2100)
     Decimal('1.000000000000000000000000000')
     """
-    difference = capped_difference(rating, opponent_rating, cap)
+    return _expected_at(capped_difference(rating, opponent_rating, cap))
+
+
+@functools.lru_cache(maxsize=2048)
+def _expected_at(difference: int) -> Decimal:
+    """:func:`expected_score` for a capped ``difference`` (remembered: a big group's norm
+    figures at five levels ask for the same few hundred differences again and again)."""
     favourite = CONTEXT.divide(
         Decimal(1),
         CONTEXT.add(Decimal(1), CONTEXT.power(Decimal(10), CONTEXT.divide(-abs(difference), 400))),

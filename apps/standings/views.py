@@ -31,6 +31,7 @@ from apps.core.permissions import is_group_td, is_organizer
 from apps.core.results import Result
 from apps.groups.models import Game, Group, Seat
 from apps.groups.services import Opponent, SeatLine, lines_for_seats, player_search
+from apps.ratings.norms import NORM_LEVELS
 from apps.scoring.points import points_text
 from apps.stages.models import Stage, Tournament
 from apps.stages.pages import visible_stage
@@ -56,6 +57,7 @@ from .groups import chain
 from .models import GroupStanding, StandingsMark
 from .pairing_list import pairing_list_csv
 from .ranking import StoredRanking, iter_stage_ranking
+from .rated import UNOFFICIAL, group_norm_figures
 from .services import force_recompute
 from .trf_export import group_trf
 
@@ -216,6 +218,14 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         lines=lines(table, table.rows, matrix, own, rounds),
         # Each game's page (the results app's "game" route) is its group's address + games/N/.
         games_url=group.get_absolute_url() + "games/",
+        # Title-norm figures at every level, from the entrants' ratings and the games.
+        norm_levels=list(NORM_LEVELS.values()),
+        norms=[
+            row for row in group_norm_figures(group) if any(f.games for f in row.figures.values())
+        ],
+        unofficial=UNOFFICIAL,
+        # The rating report (apps.ratinglists, above this app) is at the group's address too.
+        rating_report_url=group.get_absolute_url() + "rating-report/",
     )
     return render(request, "standings/crosstable.html", context)
 

@@ -31,6 +31,7 @@ from apps.accounts.services import invite
 from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
 from apps.office.models import LabRun
+from apps.ratinglists.models import RatingList, RatingListImportJob
 from apps.results.models import ResultImportJob, ResultReport
 from tests.conftest import tasks_in_process
 from tests.worlds.published import PLAYERS_DOMAIN, ROLES, World, build_world
@@ -200,6 +201,22 @@ def player_person(w: World) -> dict:
     return {"person_id": w.player_entrant.profile_id}
 
 
+def rating_list(w: World) -> dict:
+    return {"list_id": RatingList.objects.get(name="matrix list").pk}
+
+
+def rating_list_pk(w: World) -> dict:
+    return {"pk": RatingList.objects.get(name="matrix list").pk}
+
+
+def rating_list_job(w: World) -> dict:
+    return {"job_id": RatingListImportJob.objects.get(name="matrix list").pk}
+
+
+def rating_list_job_pk(w: World) -> dict:
+    return {"pk": RatingListImportJob.objects.get(name="matrix list").pk}
+
+
 def nothing(w: World) -> dict:
     return {}
 
@@ -271,6 +288,10 @@ ROWS: list[Row] = [
     Row("stage-file", EVERYONE, lambda w: {**stage(w), "name": "DRAW.json"}, name="draw"),
     Row("stage-qualification", EVERYONE, stage),
     Row("stage-qualification-csv", EVERYONE, stage),
+    Row("group-rating-report", EVERYONE, group),
+    Row("group-rating-report-csv", EVERYONE, group),
+    Row("stage-rating-report", EVERYONE, stage),
+    Row("stage-rating-report-csv", EVERYONE, stage),
     Row("set_language", statuses(302), method="post", data={"language": "en"}),
     # -- signing in and out, password reset, links --------------------------------------
     Row("login", EVERYONE),
@@ -344,6 +365,13 @@ ROWS: list[Row] = [
     Row("stage-tds", ORGANIZER_PAGE, stage),
     Row("stage-tds", organizer_post_page(400), stage, "post", {}, name="bad"),
     Row("stage-tds-group", organizer_post_page(400), stage, "post", {}),
+    # rating lists: staff and the organizers of any tournament
+    Row("rating-lists", ORGANIZER_PAGE),
+    Row("rating-lists", organizer_post_page(400), method="post", data={}, name="import"),
+    Row("rating-list", ORGANIZER_PAGE, rating_list),
+    Row("rating-list-job", ORGANIZER_PAGE, rating_list_job),
+    Row("stage-rating-list", ORGANIZER_PAGE, stage),
+    Row("stage-rating-list", organizer_post_page(400), stage, "post", {}, name="apply"),
     # -- staff's pages ----------------------------------------------------------------------
     Row("staff-organizers", STAFF_PAGE),
     Row(
@@ -393,6 +421,11 @@ ROWS: list[Row] = [
     api("api-group-round", NOT_FOUND, lambda w: {**group_pk(w), "round_number": 1}),
     api("api-stage-ranking", EVERYONE, stage_pk),
     api("api-stage-qualification", EVERYONE, stage_pk),
+    api("api-group-rating-report", EVERYONE, group_pk),
+    api("api-stage-rating-report", EVERYONE, stage_pk),
+    api("api-group-norms", EVERYONE, group_pk),
+    api("api-group-norms", EVERYONE, group_pk, query="level=IM", name="IM"),
+    api("api-stage-rating-list", EVERYONE, stage_pk),
     api("api-players", EVERYONE, query="q=ka"),
     api("api-player-profile", EVERYONE, player_person),
     api("api-game", EVERYONE, game_pk),
@@ -452,6 +485,12 @@ ROWS: list[Row] = [
     api("api-stage-qualification-prequalified", organizer_api(400), stage_pk, "post", {}),
     api("api-stage-qualification-declined", organizer_api(400), stage_pk, "post", {}),
     api("api-stage-qualification-confirm", organizer_api(409), stage_pk, "post"),
+    api("api-stage-rating-list", organizer_api(400), stage_pk, "post", {}, name="apply"),
+    # rating lists: staff and the organizers of any tournament
+    api("api-rating-lists", organizer_api()),
+    api("api-rating-lists", organizer_api(400), method="post", data={}, name="import"),
+    api("api-rating-list", organizer_api(), rating_list_pk),
+    api("api-rating-list-job", organizer_api(), rating_list_job_pk),
     # -- the API: the group's TD (and organizers) ---------------------------------------------
     api("api-game-result", result_api(400), game_pk, "post", {}),
     # -- the API: the two players of a game (the player's opponent reported) -------------------
@@ -543,6 +582,13 @@ def matrix_world(django_db_setup, django_db_blocker):
                 status=ResultImportJob.Status.FAILED,
                 error="matrix",
             )
+        RatingList.objects.create(name="matrix list", list_date="2026-10-01")
+        RatingListImportJob.objects.create(
+            name="matrix list",
+            list_date="2026-10-01",
+            status=RatingListImportJob.Status.FAILED,
+            error="matrix",
+        )
         LabRun.objects.create(
             stage=world.stage,
             seed="matrix",

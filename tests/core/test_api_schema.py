@@ -72,6 +72,14 @@ ENDPOINTS = {
     "/api/stages/{id}/tds/": {"get", "post"},
     "/api/organizers/": {"get"},
     "/api/organizers/{user_id}/": {"get", "put", "delete"},
+    # rating lists, rating reports and norm figures (apps/ratinglists)
+    "/api/rating-lists/": {"get", "post"},
+    "/api/rating-lists/{id}/": {"get"},
+    "/api/rating-list-jobs/{id}/": {"get"},
+    "/api/stages/{id}/rating-list/": {"get", "post"},
+    "/api/groups/{id}/rating-report/": {"get"},
+    "/api/stages/{id}/rating-report/": {"get"},
+    "/api/groups/{id}/norms/": {"get"},
 }
 
 
