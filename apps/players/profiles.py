@@ -8,43 +8,31 @@ and links, the rating the entry came with, the group's **rating report** line (F
 rules through the pure ``apps.ratings``) and the **title-norm figures** at every level.
 Contacts (the entries' addresses and the account's) are read only for a viewer allowed
 them (:func:`can_see_contacts`): the person themself, the organizers of a tournament they
-entered, staff. Six queries, however many events.
+entered, staff. Six queries and a few per event (each group's report reads its games).
 
-Entries carry the rating they came with, not the number of rated games a player had before
-(FIDE's K depends on it): every rating line here takes the K of an established player,
-``RATED_GAMES_BEFORE`` rated games (docs/people.md).
+The figures are the group's own rating report and norm figures (``apps.ratinglists.reports``):
+the rated games a player had before (FIDE's K) come from the rating list the stage used, else
+30 (K by the rating). The rating history lists the person's line on every rating list that
+names their ID.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from django.db.models import Q
 
 from apps.core.permissions import Actor, signed_in
-from apps.core.results import Result, SideOutcome
+from apps.core.results import Result
 from apps.entrants.models import Entrant, Person
 from apps.groups.models import Game, Group, Seat
-from apps.ratings import (
-    NORM_LEVELS,
-    UNOFFICIAL,
-    NormFigure,
-    RatingLine,
-    norm_figures,
-    rating_report,
-)
-from apps.ratings import Game as RatingGame
-from apps.ratings import Player as RatingPlayer
+from apps.ratinglists.models import RatingListEntry
+from apps.ratinglists.reports import group_rating_report
+from apps.ratings import UNOFFICIAL, NormFigure, RatingLine
 from apps.stages.models import Tournament
 from apps.stages.permissions import visible_stages_filter
 from apps.standings.models import GroupStanding
-
-RATED_GAMES_BEFORE = 30
-"""The rated games every player is taken to have had before an event (an entry does not
-say): FIDE's K is then 20 below 2400 and 10 from 2400."""
-
-SCORES = {SideOutcome.WIN: Fraction(1), SideOutcome.DRAW: Fraction(1, 2)}
+from apps.standings.rated import group_norm_figures
 
 
 @dataclass(frozen=True)
@@ -57,8 +45,6 @@ class ProfileGame:
     opponent: Entrant
     result: str  # the game's result code ("" in progress)
     score: str  # from the person's side: "1", "½", "0", "+", "−" or ""
-    played: bool
-    points: Fraction | None  # the score of a played game (None: forfeited or in progress)
 
 
 @dataclass
@@ -87,7 +73,13 @@ class Profile:
     person: Person
     events: list[ProfileEvent]
     contacts: list[str] | None  # None: the viewer may not see them
+    rating_lists: list[RatingListEntry] = field(default_factory=list)
     unofficial: str = UNOFFICIAL
+
+    @property
+    def title(self) -> str:
+        """The person's title, or the one the latest rating list gives them."""
+        return self.person.title or next((e.title for e in self.rating_lists if e.title), "")
 
     @property
     def games(self) -> list[tuple[ProfileEvent, ProfileGame]]:
@@ -114,38 +106,38 @@ def contacts(person: Person) -> list[str]:
 
 def _side_game(game: Game, entrant_id: int) -> ProfileGame:
     white = game.white_id == entrant_id
-    result = Result(game.result)
-    side = "white" if white else "black"
-    points = None
-    if result.played:
-        points = SCORES.get(result.outcome(side), Fraction(0))
     return ProfileGame(
         id=game.pk,
         number=game.number,
         colour="W" if white else "B",
         opponent=game.black if white else game.white,
         result=game.result,
-        score=result.symbols[0 if white else 1],
-        played=result.played,
-        points=points,
+        score=Result(game.result).symbols[0 if white else 1],
     )
 
 
 def _figures(event: ProfileEvent) -> None:
-    """The event's rating line and norm figures, from its played games and the ratings the
-    entries came with (the person's line only; opponents without a rating are left out)."""
-    me = event.entrant
-    games = tuple(
-        RatingGame(g.opponent.pk, g.points if g.points is not None else Fraction(0), g.played)
-        for g in event.games
-        if g.result
+    """The event's rating report line and norm figures: the group's, as its report page and
+    crosstable have them (``apps.ratinglists.reports``), the person's row."""
+    group = event.group
+    group.stage = event.seat.stage
+    report = group_rating_report(group)
+    norms = group_norm_figures(group, None, [row.who for row in report])
+    for row, norm in zip(report, norms, strict=True):
+        if row.who.entrant_id == event.entrant.pk:
+            event.rating = row.line
+            event.norms = list(norm.figures.values())
+
+
+def _rating_history(person: Person) -> list[RatingListEntry]:
+    """The person's line on every rating list that names their ID, the latest first."""
+    if not person.rating_id:
+        return []
+    return list(
+        RatingListEntry.objects.filter(person=person.rating_id)
+        .select_related("rating_list")
+        .order_by("-rating_list__list_date", "-rating_list_id")
     )
-    opponents = {g.opponent.pk: g.opponent for g in event.games}
-    players = [RatingPlayer(me.pk, me.rating, RATED_GAMES_BEFORE, games)] + [
-        RatingPlayer(o.pk, o.rating, RATED_GAMES_BEFORE, ()) for o in opponents.values()
-    ]
-    event.rating = rating_report(players)[0]
-    event.norms = [norm_figures(players, level)[0] for level in NORM_LEVELS.values()]
 
 
 def player_profile(person: Person, user: Actor) -> Profile:
@@ -177,4 +169,5 @@ def player_profile(person: Person, user: Actor) -> Profile:
     for event in events:
         _figures(event)
     allowed = can_see_contacts(user, person)
-    return Profile(person, events, contacts(person) if allowed else None)
+    lists = _rating_history(person)
+    return Profile(person, events, contacts(person) if allowed else None, lists)

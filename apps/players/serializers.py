@@ -74,12 +74,23 @@ class ProfileEventSerializer(serializers.Serializer):
     norms = NormSerializer(many=True)
 
 
+class RatingListLineSerializer(serializers.Serializer):
+    list = serializers.CharField(help_text='The list\'s name, e.g. "ICCF list 2026/4".')
+    list_date = serializers.DateField()
+    rating = serializers.IntegerField(allow_null=True)
+    games = serializers.IntegerField(help_text="Rated games so far, as the list says.")
+    title = serializers.CharField()
+
+
 class ProfileSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     federation = serializers.CharField()
-    title = serializers.CharField()
+    title = serializers.CharField(help_text="The person's, else the latest rating list's.")
     rating_id = serializers.CharField(help_text='The ID on rating lists ("" when unknown).')
+    rating_lists = RatingListLineSerializer(
+        many=True, help_text="The person's line on every rating list naming their ID, latest first."
+    )
     url = serializers.CharField(help_text="The profile page.")
     events = ProfileEventSerializer(many=True)
     norms_note = serializers.CharField(help_text="Norm figures are unofficial: this says why.")
@@ -166,8 +177,18 @@ def profile_data(profile: Profile) -> dict:
         "id": person.pk,
         "name": person.name,
         "federation": person.federation,
-        "title": person.title,
+        "title": profile.title,
         "rating_id": person.rating_id,
+        "rating_lists": [
+            {
+                "list": e.rating_list.name,
+                "list_date": e.rating_list.list_date.isoformat(),
+                "rating": e.rating,
+                "games": e.games,
+                "title": e.title,
+            }
+            for e in profile.rating_lists
+        ],
         "url": reverse("player-profile", args=[person.pk]),
         "events": events,
         "norms_note": profile.unofficial,

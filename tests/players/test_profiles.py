@@ -4,13 +4,16 @@ links, each group's rating report line and norm figures; the contacts only to th
 the organizers of their events and staff."""
 
 import re
+from datetime import date
 from decimal import Decimal
 
 import pytest
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.entrants.models import Entrant, Person
+from apps.ratinglists.models import RatingList, RatingListEntry, StageRatingList
 from apps.groups.models import Game
 from apps.results.services import enter_result
 
@@ -134,6 +137,37 @@ def test_the_page_shows_the_rating_change_and_the_norm_words(
     assert "unofficial unless the event is a registered title tournament" in html
 
 
+def test_the_rating_lists_give_the_history_the_title_and_k(
+    world, as_role, django_capture_on_commit_callbacks
+):
+    play(world, django_capture_on_commit_callbacks)
+    older = RatingList.objects.create(name="ICCF list 2026/1", list_date=date(2026, 1, 1))
+    newer = RatingList.objects.create(name="ICCF list 2026/4", list_date=date(2026, 10, 1))
+    me = world.player_entrant
+    for rating_list, games, title in ((older, 4, ""), (newer, 10, "IM")):
+        RatingListEntry.objects.create(
+            rating_list=rating_list,
+            person=me.person,
+            name=me.name,
+            federation=me.nation,
+            rating=2200,
+            games=games,
+            title=title,
+        )
+    StageRatingList.objects.create(stage=world.stage, rating_list=newer, applied_at=timezone.now())
+    body = as_role("anonymous").get(api(person_of(world))).json()
+    assert body["title"] == "IM"
+    assert [(r["list"], r["list_date"], r["games"]) for r in body["rating_lists"]] == [
+        ("ICCF list 2026/4", "2026-10-01", 10),
+        ("ICCF list 2026/1", "2026-01-01", 4),
+    ]
+    # 10 rated games before the event (the stage's list): K 40, so 40 × (1.5 − 1.0) = +20.0.
+    report = body["events"][0]["rating_report"]
+    assert (report["k"], report["change"], report["new_rating"]) == (40, "20.0", "2220.0")
+    html = as_role("anonymous").get(page(person_of(world))).content.decode()
+    assert 'id="rating-lists"' in html and "ICCF list 2026/4" in html
+
+
 def test_an_unrated_player_has_a_provisional_line(world, as_role):
     Entrant.objects.filter(pk=world.player_entrant.pk).update(rating=None)
     report = as_role("anonymous").get(api(person_of(world))).json()["events"][0]["rating_report"]
@@ -178,9 +212,11 @@ def test_find_a_player_links_to_the_profile(world, as_role):
     assert page(person_of(world)) in html
 
 
-def test_the_profile_reads_in_a_fixed_number_of_queries(
+def test_the_profile_reads_in_a_bounded_number_of_queries(
     world, as_role, django_assert_max_num_queries
 ):
+    """Nine for the person, their seats, standings, games and contacts, four for the one
+    group's rating report and norm figures (its seats, its games, the list the stage used)."""
     client = as_role("player")
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(13):
         assert client.get(page(person_of(world))).status_code == 200
