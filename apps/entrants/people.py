@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
@@ -59,8 +60,8 @@ class Linked:
     merged: int = 0
 
 
-def _people_by(field: str, keys: Iterable) -> dict:
-    found: dict = {}
+def _people_by(field: str, keys: Iterable) -> dict[Any, Person]:
+    found: dict[Any, Person] = {}
     for chunk in _chunks(sorted(set(keys))):
         for person in Person.objects.filter(**{f"{field}__in": chunk}):
             found[getattr(person, field)] = person
@@ -88,8 +89,8 @@ def link_people(entrants: QuerySet[Entrant]) -> Linked:
     rows = list(entrants.values_list("user_id", "person", "code", "name", "nation"))
     accounts: dict[int, tuple[str, str, str]] = {}
     ids: dict[str, tuple[str, str]] = {}
-    for user_id, person, code, name, nation in rows:
-        rating_id = given_id(code, person)
+    for user_id, raw_id, code, name, nation in rows:
+        rating_id = given_id(code, raw_id)
         if user_id is not None:
             known = accounts.get(user_id)
             if known is None or (rating_id and not known[2]):

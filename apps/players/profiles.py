@@ -97,7 +97,8 @@ def can_see_contacts(user: Actor, person: Person) -> bool:
 
 def contacts(person: Person) -> list[str]:
     """The person's addresses: their account's and their entries', each once."""
-    addresses = [person.user.email] if person.user_id and person.user.email else []
+    account = person.user
+    addresses = [account.email] if account is not None and account.email else []
     for email in person.entries.exclude(email="").values_list("email", flat=True):
         if email.lower() not in {a.lower() for a in addresses}:
             addresses.append(email)

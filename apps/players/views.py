@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from apps.core.permissions import require_signed_in
 from apps.entrants.models import Person
 
 from .profiles import player_profile
@@ -26,7 +27,7 @@ def profile(request: HttpRequest, person_id: int) -> HttpResponse:
 
 @login_required
 def profile_mine(request: HttpRequest) -> HttpResponse:
-    person = Person.objects.filter(user=request.user).first()
+    person = Person.objects.filter(user=require_signed_in(request.user)).first()
     if person is None:
         raise Http404(_("Your account has no player profile yet: claim an entry first."))
     return redirect("player-profile", person.pk)
