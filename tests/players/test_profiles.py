@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.entrants.models import Entrant, Person
-from apps.ratinglists.models import RatingList, RatingListEntry, StageRatingList
 from apps.groups.models import Game
+from apps.ratinglists.models import RatingList, RatingListEntry, StageRatingList
 from apps.results.services import enter_result
 
 pytestmark = pytest.mark.django_db
