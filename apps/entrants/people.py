@@ -60,10 +60,17 @@ class Linked:
     merged: int = 0
 
 
+def with_rating_id() -> QuerySet[Person]:
+    """People with a rating-list ID. Saying ``rating_id <> ''`` lets the database use the
+    partial unique index on the IDs for a lookup by ID (it holds only the IDs given)."""
+    return Person.objects.exclude(rating_id="")
+
+
 def _people_by(field: str, keys: Iterable) -> dict[Any, Person]:
     found: dict[Any, Person] = {}
+    people = with_rating_id() if field == "rating_id" else Person.objects.all()
     for chunk in _chunks(sorted(set(keys))):
-        for person in Person.objects.filter(**{f"{field}__in": chunk}):
+        for person in people.filter(**{f"{field}__in": chunk}):
             found[getattr(person, field)] = person
     return found
 
@@ -128,7 +135,7 @@ def link_people(entrants: QuerySet[Entrant]) -> Linked:
         profile_id=Subquery(Person.objects.filter(user_id=OuterRef("user_id")).values("pk")[:1])
     )
     entrants.filter(id_given(), user__isnull=True).update(
-        profile_id=Subquery(Person.objects.filter(rating_id=OuterRef("person")).values("pk")[:1])
+        profile_id=Subquery(with_rating_id().filter(rating_id=OuterRef("person")).values("pk")[:1])
     )
     entrants.filter(user__isnull=True, profile__isnull=False).exclude(id_given()).update(
         profile_id=None
@@ -153,7 +160,7 @@ def known_people(entrants: Iterable[EngineEntrant]) -> list[KnownPerson]:
     rows = {given_id(e.code, e.person): e.code for e in entrants if given_id(e.code, e.person)}
     known = []
     for chunk in _chunks(sorted(rows)):
-        people = Person.objects.filter(rating_id__in=chunk).order_by("rating_id")
+        people = with_rating_id().filter(rating_id__in=chunk).order_by("rating_id")
         values = people.annotate(count=Count("entries")).values_list(
             "rating_id", "pk", "name", "federation", "count"
         )
