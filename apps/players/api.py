@@ -19,7 +19,8 @@ from .serializers import ProfileSerializer, profile_data
 class PlayerProfileView(APIView):
     """A player's profile: their events (stage, group, place, points), games, each group's
     rating report line and title-norm figures (unofficial); their addresses only for the
-    player, the organizers of their events and staff."""
+    player, the organizers of their events and staff. A player who plays in no stage you
+    may see yet is not found (404), unless you are one of those."""
 
     @extend_schema(responses={200: ProfileSerializer, **error_responses(404)})
     def get(self, request: Request, person_id: int) -> Response:
@@ -28,4 +29,7 @@ class PlayerProfileView(APIView):
             raise NotFound(_("There is no player %(id)s.") % {"id": person_id})
         if person.merged_into_id is not None:
             person = Person.objects.select_related("user").get(pk=person.merged_into_id)
-        return Response(profile_data(player_profile(person, request.user)))
+        profile = player_profile(person, request.user)
+        if not profile.visible:
+            raise NotFound(_("There is no player %(id)s.") % {"id": person_id})
+        return Response(profile_data(profile))

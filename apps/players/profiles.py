@@ -82,6 +82,13 @@ class Profile:
         return self.person.title or next((e.title for e in self.rating_lists if e.title), "")
 
     @property
+    def visible(self) -> bool:
+        """Whether the viewer may see the profile at all: a person is public once they play
+        in a stage the viewer may see (before that their name is the organizers' to show);
+        the player themself, their organizers and staff always may."""
+        return bool(self.events) or self.contacts is not None
+
+    @property
     def games(self) -> list[tuple[ProfileEvent, ProfileGame]]:
         return [(event, game) for event in self.events for game in event.games]
 

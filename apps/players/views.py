@@ -18,11 +18,10 @@ def profile(request: HttpRequest, person_id: int) -> HttpResponse:
     person = get_object_or_404(Person.objects.select_related("user"), pk=person_id)
     if person.merged_into_id is not None:
         return redirect("player-profile", person.merged_into_id)
-    return render(
-        request,
-        "players/profile.html",
-        {"profile": player_profile(person, request.user), "person": person},
-    )
+    profile = player_profile(person, request.user)
+    if not profile.visible:
+        raise Http404(_("There is no player %(id)s.") % {"id": person_id})
+    return render(request, "players/profile.html", {"profile": profile, "person": person})
 
 
 @login_required

@@ -175,7 +175,9 @@ def test_an_accounts_person_and_an_ids_person_merge_into_one(organizer, first, s
     assert (old.merged_into, old.rating_id, old.entries.count()) == (merged, "", 0)
 
 
-def test_the_page_of_a_merged_person_leads_to_the_person(organizer, first, client):
+def test_the_page_of_a_merged_person_leads_to_the_person(organizer, first, organizer_client, org):
+    """(Seen by the organizer: the players play in no public stage yet.)"""
+    client = organizer_client
     user = get_user_model().objects.create_user("anna", "anna@example.org")
     import_entrants(organizer, first.first_stage, 'code,name,nation\nQ1,"Rossi, Anna",ITA\n')
     link_entrant(organizer, entrant("first-cup", "Q1"), user)
@@ -184,8 +186,7 @@ def test_the_page_of_a_merged_person_leads_to_the_person(organizer, first, clien
     answer = client.get(reverse("player-profile", args=[old.pk]))
     assert answer.status_code == 302
     assert answer["Location"] == reverse("player-profile", args=[user.person.pk])
-    api = client.get(reverse("api-player-profile", args=[old.pk])).json()
-    assert api["id"] == user.person.pk
+    assert org.get(reverse("api-player-profile", args=[old.pk])).json()["id"] == user.person.pk
 
 
 def test_the_account_wins_over_another_persons_id(organizer, first):

@@ -181,11 +181,17 @@ def test_opponents_with_a_profile_are_linked(world, as_role):
     assert reverse("player-profile", args=[opponent.profile_id]) in html
 
 
-def test_an_unpublished_stage_is_not_on_the_public_profile(world, as_role):
+def test_a_player_of_no_public_stage_is_not_found_by_the_public(world, as_role):
     world.stage.status = world.stage.Status.REGISTRATION_CLOSED
     world.stage.save(update_fields=["status"])
-    assert as_role("anonymous").get(api(person_of(world))).json()["events"] == []
-    assert len(as_role("organizer").get(api(person_of(world))).json()["events"]) == 1
+    person = person_of(world)
+    for role in ("anonymous", "rival", "td"):
+        assert as_role(role).get(api(person)).status_code == 404
+        assert as_role(role).get(page(person)).status_code == 404
+    assert len(as_role("organizer").get(api(person)).json()["events"]) == 1
+    own = as_role("player").get(api(person)).json()
+    assert own["events"] == [] and own["contacts"]
+    assert as_role("player").get(page(person)).status_code == 200
 
 
 def test_an_unknown_player_is_404_on_the_page_and_in_the_api(world, as_role):
