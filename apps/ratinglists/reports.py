@@ -107,46 +107,57 @@ class ReportRow:
         return self.line.provisional
 
 
-def _rated_games_before(stage: Stage, people: Iterable[str]) -> dict[str, int]:
+def _list_used(stage: Stage) -> int | None:
+    """The id of the rating list the stage used, if any."""
+    used = StageRatingList.objects.filter(stage_id=stage.pk)
+    return used.values_list("rating_list_id", flat=True).first()
+
+
+def _rated_games_before(list_id: int | None, people: Iterable[str]) -> dict[str, int]:
     """The rated games each person had before the event, from the list the stage used."""
-    used = StageRatingList.objects.filter(stage_id=stage.pk).values_list(
-        "rating_list_id", flat=True
-    )
-    list_id = used.first()
     if list_id is None:
         return {}
-    return dict(
-        RatingListEntry.objects.filter(rating_list_id=list_id, person__in=list(people)).values_list(
-            "person", "games"
-        )
-    )
+    entries = RatingListEntry.objects.filter(rating_list_id=list_id, person__in=list(people))
+    return dict(entries.values_list("person", "games"))
 
 
 def group_rating_report(group: Group, system: RatingSystem = FIDE) -> list[ReportRow]:
     """The group's rating report, one row per seat in seat order."""
+    return _group_report(group, system, _list_used(group.stage))
+
+
+def _group_report(group: Group, system: RatingSystem, list_id: int | None) -> list[ReportRow]:
     players = group_players(group)
-    before = _rated_games_before(group.stage, (p.person for p in players))
+    before = _rated_games_before(list_id, (p.person for p in players))
     if before:
+        default = DEFAULT_RATED_GAMES
         players = [
-            replace(
-                p, player=replace(p.player, rated_games=before.get(p.person, DEFAULT_RATED_GAMES))
-            )
+            replace(p, player=replace(p.player, rated_games=before.get(p.person, default)))
             for p in players
         ]
     lines = rating_report([p.player for p in players], system)
     return [ReportRow(p, line) for p, line in zip(players, lines, strict=True)]
 
 
-def _groups(stage: Stage) -> list[Group]:
+def stage_groups(stage: Stage) -> list[Group]:
+    """The stage's groups in number order (each knowing its stage)."""
     groups = list(Group.objects.filter(stage=stage).order_by("number"))
     for group in groups:
         group.stage = stage
     return groups
 
 
-def stage_rating_report(stage: Stage, system: RatingSystem = FIDE) -> list[ReportRow]:
-    """Every group's report, group after group (each group is rated on its own games)."""
-    return [row for group in _groups(stage) for row in group_rating_report(group, system)]
+def stage_rating_report(
+    stage: Stage, system: RatingSystem = FIDE, groups: Sequence[Group] | None = None
+) -> list[ReportRow]:
+    """Every group's report (or those of ``groups``, a page of them), group after group:
+    each group is rated on its own games."""
+    list_id = _list_used(stage)
+    return [
+        row
+        for group in (stage_groups(stage) if groups is None else groups)
+        for row in _group_report(group, system, list_id)
+    ]
 
 
 def norm_figures(group: Group, levels: Sequence[str] | None = None) -> list[NormRow]:
@@ -156,7 +167,7 @@ def norm_figures(group: Group, levels: Sequence[str] | None = None) -> list[Norm
 
 
 def stage_norm_figures(stage: Stage, levels: Sequence[str] | None = None) -> list[NormRow]:
-    return [row for group in _groups(stage) for row in norm_figures(group, levels)]
+    return [row for group in stage_groups(stage) for row in norm_figures(group, levels)]
 
 
 # ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,7 +16,7 @@ from rest_framework.exceptions import ParseError
 from apps.core.api import decode_text
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.pages import show_refusal
-from apps.core.permissions import is_organizer
+from apps.core.permissions import can_enter_results, is_organizer
 from apps.groups.models import Group
 from apps.ratings.norms import UNOFFICIAL
 from apps.stages.models import Stage
@@ -27,6 +27,7 @@ from .forms import ApplyForm, ImportForm
 from .models import RatingList, RatingListImportJob
 
 ENTRIES_PAGE = 100
+GROUPS_PAGE = 20
 
 
 def _manager(request: HttpRequest) -> HttpResponse | None:
@@ -148,7 +149,11 @@ def _visible_group(request: HttpRequest, slug: str, order: int, number: int) -> 
 
 
 def _report_page(
-    request: HttpRequest, stage: Stage, group: Group | None, rows: list[reports.ReportRow]
+    request: HttpRequest,
+    stage: Stage,
+    group: Group | None,
+    rows: list[reports.ReportRow],
+    page: Page | None = None,
 ) -> HttpResponse:
     used = display.stage_list_used(stage)
     if group is None:
@@ -165,7 +170,9 @@ def _report_page(
         "ratings_from": display.ratings_from(used),
         "csv_url": csv_url,
         "organizer": is_organizer(request.user, stage.tournament),
+        "can_enter": group is not None and can_enter_results(request.user, group),
         "unofficial": UNOFFICIAL,
+        "page": page,
     }
     return render(request, "ratinglists/report.html", context)
 
@@ -190,8 +197,11 @@ def group_rating_report_csv(
 
 
 def stage_rating_report(request: HttpRequest, slug: str, order: int) -> HttpResponse:
+    """The stage's report a page of groups at a time (the CSV and the API have it whole)."""
     stage = visible_stage(request, slug, order)
-    return _report_page(request, stage, None, reports.stage_rating_report(stage))
+    page = Paginator(reports.stage_groups(stage), GROUPS_PAGE).get_page(request.GET.get("page"))
+    rows = reports.stage_rating_report(stage, groups=list(page.object_list))
+    return _report_page(request, stage, None, rows, page)
 
 
 def stage_rating_report_csv(request: HttpRequest, slug: str, order: int) -> HttpResponse:

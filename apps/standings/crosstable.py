@@ -66,6 +66,9 @@ class Row:
     scheduled: int = 0
     withdrawn: bool = False
     byes: set[int] = field(default_factory=set)  # Swiss rounds with the bye
+    # Every game of this row, in game order (``cells`` keeps one per opponent seat; a double
+    # round robin meets each opponent twice): the norm figures read them (rated.py).
+    games: list[Cell] = field(default_factory=list)
 
     @property
     def remaining(self) -> int:
@@ -144,7 +147,7 @@ def build(group: Group) -> Crosstable:
             row = rows[me]
             row.scheduled += 1
             row.finished += bool(game.result)
-            row.cells[seat_of[other]] = Cell(
+            row.cells[seat_of[other]] = cell = Cell(
                 game.pk,
                 seat_of[other],
                 colour,
@@ -157,6 +160,7 @@ def build(group: Group) -> Crosstable:
                 game.finished_on,
                 game.round,
             )
+            row.games.append(cell)
     if group.stage.is_swiss:
         for number, entrant in SwissBye.objects.filter(group=group).values_list(
             "round", "entrant_id"

@@ -27,6 +27,8 @@ from apps.ratings.games import Game as RatingGame
 from apps.ratings.games import Player
 from apps.ratings.norms import NORM_LEVELS, UNOFFICIAL, NormFigure, NormLevel, norm_figures
 
+from .crosstable import Crosstable
+
 DEFAULT_RATED_GAMES = 30
 """The rated games before the event of a player the caller knows nothing about: 30, so that
 K goes by the rating (20 below 2400, 10 from 2400) rather than 40 for a newcomer."""
@@ -118,6 +120,35 @@ def group_players(
         )
         for number, entrant, code, name, nation, person, rating in seats
     ]
+
+
+def crosstable_players(table: Crosstable) -> list[GroupPlayer]:
+    """The players of a crosstable already built (no query: the crosstable page's norm
+    figures), as :func:`group_players` reads them but for ``person`` (left empty) and the
+    rated games before the event (:data:`DEFAULT_RATED_GAMES`)."""
+    players = []
+    for row in table.rows:
+        games = []
+        for cell in row.games:
+            if not cell.result:
+                continue
+            result = Result(cell.result)
+            outcome = result.outcome("white" if cell.colour == "W" else "black")
+            games.append(RatingGame(cell.opponent_seat, SCORE[outcome], result.played))
+        players.append(
+            GroupPlayer(
+                group_id=table.group.pk,
+                group_number=table.group.number,
+                seat=row.seat,
+                entrant_id=row.entrant_id,
+                code=row.code,
+                name=row.name,
+                nation=row.nation,
+                person="",
+                player=Player(row.seat, row.rating, DEFAULT_RATED_GAMES, tuple(games)),
+            )
+        )
+    return players
 
 
 @dataclass(frozen=True)

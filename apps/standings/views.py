@@ -57,7 +57,7 @@ from .groups import chain
 from .models import GroupStanding, StandingsMark
 from .pairing_list import pairing_list_csv
 from .ranking import StoredRanking, iter_stage_ranking
-from .rated import UNOFFICIAL, group_norm_figures
+from .rated import UNOFFICIAL, crosstable_players, group_norm_figures
 from .services import force_recompute
 from .trf_export import group_trf
 
@@ -221,7 +221,9 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         # Title-norm figures at every level, from the entrants' ratings and the games.
         norm_levels=list(NORM_LEVELS.values()),
         norms=[
-            row for row in group_norm_figures(group) if any(f.games for f in row.figures.values())
+            row
+            for row in group_norm_figures(group, players=crosstable_players(table))
+            if any(f.games for f in row.figures.values())
         ],
         unofficial=UNOFFICIAL,
         # The rating report (apps.ratinglists, above this app) is at the group's address too.

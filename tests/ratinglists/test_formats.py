@@ -19,6 +19,8 @@ from apps.ratings import norm_figures as pure_norm_figures
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.services import create_tournament
+from apps.standings.crosstable import build
+from apps.standings.rated import crosstable_players, group_players
 from tests.office.test_swiss import drawn_and_published, play_round, swiss_stage
 
 SCORES = {
@@ -47,6 +49,20 @@ def by_hand(group: Group) -> list[Player]:
     ]
 
 
+def same_as_the_crosstable(group: Group) -> None:
+    """The crosstable page's players (read from the crosstable it built) are the group's."""
+
+    def key(players):
+        return [
+            (p.id, p.rating, sorted((g.opponent, g.score, g.played) for g in p.games))
+            for p in players
+        ]
+
+    stored = [p.player for p in group_players(group)]
+    shown = [p.player for p in crosstable_players(build(group))]
+    assert key(shown) == key(stored)
+
+
 def test_a_silli_group(organizer, django_capture_on_commit_callbacks):
     cup = create_tournament(
         organizer,
@@ -73,6 +89,7 @@ def test_a_silli_group(organizer, django_capture_on_commit_callbacks):
         assert [r.figures[code] for r in rows] == expected
     assert [r.line for r in group_rating_report(group)] == rating_report(players)
     assert any(r.figures["CCE"].games >= 8 for r in rows)
+    same_as_the_crosstable(group)
     page = APIClient().get(reverse("api-group-norms", args=[group.pk]), {"level": "CCE"})
     assert len(page.json()["rows"]) == 70
 
@@ -90,6 +107,7 @@ def test_a_swiss_stage(organizer, django_capture_on_commit_callbacks):
     assert [r.figures["IM"] for r in norm_figures(group, ["IM"])] == pure_norm_figures(
         players, NORM_LEVELS["IM"]
     )
+    same_as_the_crosstable(group)
     report = {r.who.entrant_id: r for r in group_rating_report(group)}
     assert report[bye.entrant_id].games == 0
     assert (
