@@ -34,6 +34,7 @@ from apps.core.permissions import Actor, require_organizer, require_signed_in
 from apps.core.services import clean_name, set_display_name
 from apps.entrants.claims import read_claim_token, refused
 from apps.entrants.models import ClaimRefusal, Entrant
+from apps.entrants.people import link_people
 from apps.groups.models import Group
 from apps.groups.services import assign_td
 from apps.stages.models import Stage, Tournament
@@ -563,6 +564,7 @@ def link_entrant(user: Actor, entrant: Entrant, player: User | None) -> Entrant:
         old = entrant.user.get_username() if entrant.user else ""
         entrant.user = player
         entrant.save(update_fields=["user"])
+        link_people(Entrant.objects.filter(pk=entrant.pk))
         record(
             Action.ENTRANT_LINKED,
             user,
@@ -719,6 +721,7 @@ def claim_entry(user: Actor, token: str) -> Entrant:
             )
         entrant.user = user
         entrant.save(update_fields=["user"])
+        link_people(Entrant.objects.filter(pk=entrant.pk))
         record(Action.ENTRANT_CLAIMED, user, tournament=entrant.tournament, entrant=entrant.code)
     return entrant
 

@@ -49,6 +49,8 @@ class Action(StrEnum):
     ENTRANT_ADDED = "entrant.added"  # an organizer added one entrant while registration is open
     ENTRANT_UPDATED = "entrant.updated"  # an entrant's details were changed (old → new)
     ENTRANT_REMOVED = "entrant.removed"  # an entrant was taken off an open stage's list
+    # a tournament's entries were tied to their people (created, merged: people made, merged)
+    PEOPLE_LINKED = "people.linked"
     REGISTRATION_CLOSED = "registration.closed"  # a stage's entrant list was frozen (digest)
     REGISTRATION_REOPENED = "registration.reopened"  # a stage's registration was reopened
     DRAW_STARTED = "draw.started"  # a draw job was queued (seed)

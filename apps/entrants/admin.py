@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Entrant, ImportJob, StageEntry
+from .models import Entrant, ImportJob, Person, StageEntry
 
 
 @admin.register(Entrant)
@@ -9,7 +9,15 @@ class EntrantAdmin(admin.ModelAdmin):
     list_filter = ("nation", "tournament")
     list_select_related = ("tournament",)
     search_fields = ("code", "name")
-    raw_id_fields = ("user",)
+    raw_id_fields = ("user", "profile")
+
+
+@admin.register(Person)
+class PersonAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "federation", "title", "rating_id", "user")
+    list_filter = ("federation",)
+    search_fields = ("name", "rating_id")
+    raw_id_fields = ("user", "merged_into")
 
 
 @admin.register(StageEntry)

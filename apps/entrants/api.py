@@ -66,6 +66,15 @@ class EntrantChangeSerializer(serializers.Serializer):
     )
 
 
+class KnownPersonSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The row's entrant code.")
+    rating_id = serializers.CharField(help_text="The rating-list ID the row carries.")
+    person = serializers.IntegerField(help_text="The person's id (GET /api/players/{id}/).")
+    name = serializers.CharField(help_text="The person's name as the site knows it.")
+    federation = serializers.CharField()
+    entries = serializers.IntegerField(help_text="The person's entries so far.")
+
+
 class ImportPreviewSerializer(serializers.Serializer):
     """A dry run's preview; with ``mode=replace`` (dry run or not) also who is added,
     changed and removed, by code."""
@@ -79,6 +88,11 @@ class ImportPreviewSerializer(serializers.Serializer):
     )
     multi_entry_persons = serializers.IntegerField(
         help_text="How many persons hold more than one entry."
+    )
+    known_people = KnownPersonSerializer(
+        many=True,
+        help_text="The rows whose rating-list ID belongs to a person the site knows already "
+        "(replace: among the rows added or given another ID).",
     )
     mode = serializers.CharField(required=False, help_text="replace (only in that mode).")
     applied = serializers.BooleanField(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -176,7 +176,13 @@ def replace_data(preview: services.ReplacePreview, *, applied: bool) -> dict:
         ],
         "removed": [e.code for e in preview.removed],
         "unchanged": preview.unchanged,
+        "known_people": known_data(preview),
     }
+
+
+def known_data(preview: services.ImportPreview) -> list[dict]:
+    """The rows whose rating-list ID is a person's the site knows already."""
+    return [asdict(k) for k in preview.known]
 
 
 def preview_data(preview: services.ImportPreview) -> dict:
@@ -187,6 +193,7 @@ def preview_data(preview: services.ImportPreview) -> dict:
         "count": preview.count,
         "nations": preview.nations(),
         "multi_entry_persons": preview.multi_entry_persons(),
+        "known_people": known_data(preview),
     }
 
 

@@ -35,6 +35,7 @@ from apps.stages.services import locked
 from . import services, tasks
 from .importing import data_rows
 from .models import ImportJob
+from .people import KnownPerson
 
 # Imports of more data rows than this run as a job (the setting ENTRANT_IMPORT_JOB_ROWS).
 DEFAULT_JOB_ROWS = 5000
@@ -126,6 +127,7 @@ class StoredPreview:
     changed: list[StoredChange] = field(default_factory=list)
     removed: list[StoredEntrant] = field(default_factory=list)
     unchanged: int = 0
+    known: list[KnownPerson] = field(default_factory=list)
 
 
 def stored_preview(job: ImportJob) -> StoredPreview | None:
@@ -145,6 +147,7 @@ def stored_preview(job: ImportJob) -> StoredPreview | None:
         ],
         removed=[StoredEntrant(code) for code in data.get("removed", [])],
         unchanged=data.get("unchanged", 0),
+        known=[KnownPerson(**k) for k in data.get("known_people", [])],
     )
 
 

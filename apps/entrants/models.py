@@ -22,8 +22,53 @@ from .fields import invalid_fields, problem_message
 CHECKED_FIELDS = frozenset({"code", "name", "nation", "rating", "person", "email"})
 
 
+class Person(models.Model):
+    """A player as a person, across tournaments and stages: every entry (:class:`Entrant`)
+    of theirs points here through ``Entrant.profile``. People are tied to entries by account
+    and by rating-list ID (``apps/entrants/people.py`` says how); an entry with neither has
+    no person. One person per account, one per rating-list ID."""
+
+    name = models.CharField(max_length=200)
+    federation = models.CharField(max_length=3, blank=True)
+    title = models.CharField(max_length=8, blank=True)
+    rating_id = models.CharField(
+        max_length=32, blank=True, help_text="the ID on rating lists; unique when given"
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="person",
+    )
+    merged_into = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="the person this one turned out to be (their page leads there)",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = _("people")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rating_id"],
+                condition=~models.Q(rating_id=""),
+                name="person_rating_id_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.federation or '–'})"
+
+
 class Entrant(models.Model):
-    """One entry of a tournament (a person may hold several: same ``person``)."""
+    """One entry of a tournament (a person may hold several: same ``person``). ``person``
+    is the raw ID the entry came with (the code when none was given); ``profile`` is the
+    :class:`Person` the entry belongs to, when it is known."""
 
     tournament = models.ForeignKey(
         "stages.Tournament", on_delete=models.CASCADE, related_name="entrants"
@@ -40,6 +85,9 @@ class Entrant(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="entries",
+    )
+    profile = models.ForeignKey(
+        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -33,11 +33,12 @@ from apps.silli.entrants import (
     parse_entrant_rows,
 )
 from apps.stages.feasibility import require_drawable
-from apps.stages.models import Stage
+from apps.stages.models import Stage, Tournament
 from apps.stages.services import locked, move
 
 from .fields import invalid_fields
 from .models import Entrant, ImportJob, StageEntry
+from .people import KnownPerson, Linked, known_people, link_people
 
 # The details of an entrant an organizer may change (the code is its key and stays).
 EDITABLE = ("name", "nation", "rating", "person", "email")
@@ -52,6 +53,8 @@ class ImportPreview:
     """What an import would add: the entrants, and per nation how many."""
 
     entrants: list[EngineEntrant]
+    # The rows whose rating-list ID belongs to a person the site knows already.
+    known: list[KnownPerson] = field(default_factory=list)
     mode = "add"
 
     @property
@@ -190,7 +193,8 @@ def preview_import(stage: Stage, text: str | ParsedFile) -> ImportPreview:
         if e.code in taken
     ]
     _refuse_bad_rows(errors)
-    return ImportPreview([e for _, e in rows])
+    entrants = [e for _, e in rows]
+    return ImportPreview(entrants, known=known_people(entrants))
 
 
 def import_entrants(
@@ -217,6 +221,7 @@ def import_entrants(
             ("stage_id", "entrant_id"),
             ((locked.pk, ids[e.code]) for e in preview.entrants),
         )
+        link_people(Entrant.objects.filter(tournament_id=tournament, profile__isnull=True))
         record(Action.ENTRANTS_IMPORTED, user, stage=locked, count=preview.count, **_job(job))
     return preview
 
@@ -326,9 +331,12 @@ def preview_replace(stage: Stage, text: str | ParsedFile) -> ReplacePreview:
     ]
     _refuse_bad_rows(errors)
     codes = {e.code for _, e in rows}
+    added = [e for _, e in rows if e.code not in current]
+    new_ids = [c.new for _, c in changed if c.old.person != c.new.person]
     return ReplacePreview(
         [e for _, e in rows],
-        added=[e for _, e in rows if e.code not in current],
+        known=known_people(added + new_ids),
+        added=added,
         changed=sorted((c for _, c in changed), key=lambda c: c.code),
         removed=[e for code, e in current.items() if code not in codes],
         unchanged=sum(1 for _, e in rows if current.get(e.code) == e),
@@ -403,6 +411,7 @@ def replace_entrants(
                 ("stage_id", "entrant_id"),
                 ((stage.pk, ids[code]) for code in added),
             )
+        link_people(Entrant.objects.filter(tournament_id=tournament))
         record(
             Action.ENTRANTS_REPLACED,
             user,
@@ -485,11 +494,12 @@ def checked_entrant_fields(
 
 def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) -> Entrant:
     """A new entrant of the tournament from checked fields (name, nation, rating, person,
-    e-mail; the person defaults to the code), in a savepoint of the caller's transaction; the
+    e-mail; the person defaults to the code), tied to its person (``people.py``), in a
+    savepoint of the caller's transaction; the
     same code added at the same moment is refused as taken (CONFLICT)."""
     try:
         with transaction.atomic():
-            return Entrant.objects.create(
+            entrant = Entrant.objects.create(
                 tournament_id=tournament_id,
                 code=code,
                 name=checked["name"],
@@ -500,6 +510,9 @@ def create_entrant(tournament_id: int, code: str, checked: Mapping[str, Any]) ->
             )
     except IntegrityError as exc:  # the same code, added at the same moment
         raise _code_taken(code) from exc
+    link_people(Entrant.objects.filter(pk=entrant.pk))
+    entrant.refresh_from_db(fields=["profile"])
+    return entrant
 
 
 def add_entrant(
@@ -589,8 +602,28 @@ def update_entrant(user: Actor, stage: Stage, code: str, /, **changes: Any) -> S
                     % {"name": old["name"], "stage": frozen[entrant.code]},
                 )
             entrant.save(update_fields=list(diff))
+            if "person" in diff:
+                link_people(Entrant.objects.filter(pk=entrant.pk))
             record(Action.ENTRANT_UPDATED, user, stage=stage, entrant=entrant.code, changes=diff)
     return entry
+
+
+def link_tournament_people(tournament: Tournament, *, actor: Actor | None) -> Linked:
+    """Tie every entry of the tournament to its person (``people.py``): for the entries made
+    before people existed (``manage.py link_people``, run by the system or staff)."""
+    if actor is not None:
+        require_organizer(actor, tournament)
+    with transaction.atomic():
+        linked = link_people(Entrant.objects.filter(tournament=tournament))
+        if linked.created or linked.merged:
+            record(
+                Action.PEOPLE_LINKED,
+                actor,
+                tournament=tournament,
+                created=linked.created,
+                merged=linked.merged,
+            )
+    return linked
 
 
 def remove_entrant(user: Actor, stage: Stage, code: str) -> EngineEntrant:

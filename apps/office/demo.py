@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.contrib.auth import get_user_model
 
 from apps.core.permissions import Actor
@@ -10,7 +12,7 @@ from apps.entrants.services import close_registration, import_entrants
 from apps.qualification.services import confirm, decline_extra_entries, set_rule
 from apps.results.closing import close_stage
 from apps.results.simulate import simulate_results
-from apps.silli.entrants import entrants_csv
+from apps.silli.entrants import Entrant, entrants_csv
 from apps.silli.synth import make_entrants
 from apps.stages.models import DrawJob, Stage, Tournament
 from apps.stages.services import create_tournament
@@ -20,6 +22,14 @@ from .services import publish_draw, start_draw
 DEMO_USER = "organizer"
 DEMO_PASSWORD = "closed-circle"
 DEMO_SEED = "Lotto 2026-11-21 Bari 17 42 5 88 61"
+
+
+def demo_entrants(count: int, seed: str, prefix: str) -> list[Entrant]:
+    """Invented entrants whose person IDs (P000001 …) are the tournament's own: the same
+    number in two demo tournaments is not one player (apps/entrants/people.py)."""
+    return [
+        dataclasses.replace(e, person=f"{prefix}-{e.person}") for e in make_entrants(count, seed)
+    ]
 
 
 def demo_user():
@@ -75,7 +85,7 @@ def create_demo_cup(log=print) -> Tournament:
     )
     preliminary, semifinal, final = cup.stages.order_by("order")
     log("Demo Cup: importing 3,099 entrants …")
-    import_entrants(user, preliminary, entrants_csv(make_entrants(3099, "demo-cup")))
+    import_entrants(user, preliminary, entrants_csv(demo_entrants(3099, "demo-cup", "CUP")))
     close_registration(user, preliminary)
     log(f"Demo Cup: drawing the preliminary with seed {DEMO_SEED!r} …")
     preliminary = _drawn(user, preliminary, DEMO_SEED)
@@ -113,7 +123,7 @@ def create_demo_masters(log=print) -> Tournament:
     preliminary = cup.first_stage
     assert preliminary is not None  # create_tournament made the stages above
     log("Demo Masters: 315 entrants, preliminary …")
-    import_entrants(user, preliminary, entrants_csv(make_entrants(315, "demo-masters")))
+    import_entrants(user, preliminary, entrants_csv(demo_entrants(315, "demo-masters", "MASTERS")))
     close_registration(user, preliminary)
     preliminary = _drawn(user, preliminary, f"{DEMO_SEED} masters")
     final = _played_to_the_end(user, preliminary, "top_overall", 11, relative=False)
@@ -129,7 +139,7 @@ def create_demo_open(log=print) -> Tournament:
     cup = create_tournament(user, name="Demo Open 2027", slug="demo-open-2027")
     stage = cup.first_stage
     assert stage is not None  # a new tournament has its preliminary
-    import_entrants(user, stage, entrants_csv(make_entrants(240, "demo-open")))
+    import_entrants(user, stage, entrants_csv(demo_entrants(240, "demo-open", "OPEN")))
     log("Demo Open 2027: registration open, 240 entrants.")
     return cup
 

@@ -1,5 +1,12 @@
-"""Page routes of the players app (included by ``config/web_urls.py``)."""
+"""Page routes of the players app (included by ``config/web_urls.py``): registration by players
+and people's profiles."""
 
-from . import registration_urls
+from django.urls import path
 
-urlpatterns = [*registration_urls.urlpatterns]
+from . import registration_urls, views
+
+urlpatterns = [
+    *registration_urls.urlpatterns,
+    path("players/me/", views.profile_mine, name="player-profile-mine"),
+    path("players/<id:person_id>/", views.profile, name="player-profile"),
+]

@@ -198,6 +198,10 @@ def game_report(status: str, page: bool = False) -> Callable[[World], dict]:
     return args
 
 
+def player_person(w: World) -> dict:
+    return {"person_id": w.player_entrant.profile_id}
+
+
 def rating_list(w: World) -> dict:
     return {"list_id": RatingList.objects.get(name="matrix list").pk}
 
@@ -262,6 +266,10 @@ ROWS: list[Row] = [
     Row("home", EVERYONE),
     Row("tournament", EVERYONE, tournament),
     Row("find-player", EVERYONE, tournament, query="q=a"),
+    # A player's profile: public; its contacts only for the player, organizers and staff.
+    Row("player-profile", EVERYONE, player_person),
+    # The world's accounts have no person of their own (their entries were linked by hand).
+    Row("player-profile-mine", statuses(404, anonymous=302)),
     Row("stage", EVERYONE, stage),
     Row("group", EVERYONE, group),
     Row("group-standings", EVERYONE, group),
@@ -439,6 +447,7 @@ ROWS: list[Row] = [
     api("api-group-norms", EVERYONE, group_pk, query="level=IM", name="IM"),
     api("api-stage-rating-list", EVERYONE, stage_pk),
     api("api-players", EVERYONE, query="q=ka"),
+    api("api-player-profile", EVERYONE, player_person),
     api("api-game", EVERYONE, game_pk),
     api("api-game-pgn", EVERYONE, game_pk),
     api("api-group-games-pgn", EVERYONE, group_pk),

@@ -34,6 +34,7 @@ ENDPOINTS = {
     "/api/groups/{id}/": {"get"},
     "/api/groups/{id}/games/": {"get"},
     "/api/players/": {"get"},
+    "/api/players/{person_id}/": {"get"},
     "/api/games/{id}/": {"get"},
     "/api/games/{id}/result/": {"post"},
     "/api/games/{id}/reports/": {"get", "post"},

@@ -133,7 +133,12 @@ def test_a_dry_run_job_answers_the_preview_and_writes_nothing(
     assert answer.status_code == 202
     progress = org.get(answer.json()["url"]).json()
     assert progress["status"] == "succeeded" and progress["dry_run"] is True
-    assert progress["result"] == {"count": 30, "nations": [["ITA", 30]], "multi_entry_persons": 0}
+    assert progress["result"] == {
+        "count": 30,
+        "nations": [["ITA", 30]],
+        "multi_entry_persons": 0,
+        "known_people": [],
+    }
     assert (snapshot(), AuditEvent.objects.count()) == before
     assert ImportJob.objects.get().csv == text  # kept for the confirmation
 

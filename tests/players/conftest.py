@@ -1,11 +1,16 @@
-"""Fixtures of the registration tests: a tournament whose first stage takes registrations
-from players (a rating band on a named list, two federations, unrated allowed or not, a
-field of three), its organizer and players."""
+"""Fixtures of the players tests.
+
+Registration: a tournament whose first stage takes registrations from players (a rating band
+on a named list, two federations, unrated allowed or not, a field of three), its organizer and
+players. Profiles: the small published world (tests/worlds/published.py) with its entries tied
+to their people, the way claims tie them (the world links its two players' accounts by hand)."""
 
 import pytest
 from django.contrib.auth import get_user_model
 
+from apps.entrants.services import link_tournament_people
 from apps.stages.services import create_tournament, update_stage
+from tests.worlds.published import build_world
 
 PASSWORD = "pw-reg-123"
 
@@ -56,3 +61,26 @@ def details():
         }
 
     return make
+
+
+@pytest.fixture
+def world(db, django_capture_on_commit_callbacks):
+    world = build_world(django_capture_on_commit_callbacks)
+    link_tournament_people(world.tournament, actor=None)
+    for entrant in (world.player_entrant, world.rival_entrant):
+        entrant.refresh_from_db()
+    return world
+
+
+@pytest.fixture
+def as_role(client, world):
+    """``as_role(role)``: the test client signed in as that role's user (anonymous: none)."""
+
+    def signed_in(role: str):
+        client.logout()
+        user = world.users[role]
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return signed_in
