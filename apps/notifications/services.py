@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -26,8 +26,15 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
-from apps.core.models import AuditEvent
+from apps.core.audit import (
+    RESULT_EVENTS,
+    Action,
+    imported_games,
+    record,
+    result_change_events,
+    withdrawn_entrant_code,
+)
+from apps.core.models import AuditEvent, ResultChange
 from apps.core.people import display_name, td_name
 from apps.core.permissions import Actor, require_signed_in
 from apps.core.results import Result
@@ -538,7 +545,7 @@ def _imported_games(event_id: int) -> tuple[AuditEvent | None, QuerySet[Game], s
         if event.group_id is not None
         else Game.objects.filter(group__stage_id=event.stage_id)
     )
-    return event, games, set(event.data.get("games", []))
+    return event, games, imported_games(event)
 
 
 def import_digest_batches(event_id: int) -> list[list[int]]:
@@ -757,12 +764,24 @@ def _changes_on(day: date) -> QuerySet[AuditEvent]:
     )
 
 
+def _imported_on(day: date) -> QuerySet[ResultChange]:
+    """The games' changes by the results imports of ``day``."""
+    start, end = day_bounds(day)
+    return ResultChange.objects.filter(
+        event__created_at__gte=start,
+        event__created_at__lt=end,
+        event__action=Action.RESULTS_IMPORTED,
+    )
+
+
 def digest_recipients(day: date) -> list[int]:
-    """The TDs (user ids) of the groups that changed on ``day`` (two queries)."""
-    group_ids = _changes_on(day).exclude(group_id=None).values_list("group_id", flat=True)
+    """The TDs (user ids) of the groups that changed on ``day`` (three queries)."""
+    group_ids = set(
+        _changes_on(day).exclude(group_id=None).values_list("group_id", flat=True)
+    ) | set(_imported_on(day).exclude(old=F("new")).values_list("group_id", flat=True).distinct())
     return sorted(
         set(
-            Group.objects.filter(pk__in=set(group_ids), td__isnull=False).values_list(
+            Group.objects.filter(pk__in=group_ids, td__isnull=False).values_list(
                 "td_id", flat=True
             )
         )
@@ -783,6 +802,8 @@ def td_digest_message(td_id: int, day: date) -> Message | None:
         .select_related("actor")
         .order_by("group_id", "created_at", "id")
     )
+    events += result_change_events(_imported_on(day).filter(group_id__in=list(groups)))
+    events.sort(key=lambda e: (e.group_id, e.created_at, e.pk))
     if not events:
         return None
     games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})

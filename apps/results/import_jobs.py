@@ -64,7 +64,7 @@ KEEP_PREVIEW = timedelta(days=1)
 CHECKED_PERCENT = 70
 SAVING_PERCENT = 85
 # How many of the changes a preview keeps to list (it counts them all).
-PREVIEW_ROWS = 500
+PREVIEW_ROWS = imports.PREVIEW_ROWS
 
 
 def job_chars() -> int:
@@ -356,7 +356,7 @@ def run_import(job_id: int) -> str:
     return _finish(job_id, lines)
 
 
-def _finish(job_id: int, lines: list[imports.Line]) -> str:
+def _finish(job_id: int, lines: imports.Lines) -> str:
     """Check (and apply) the lines read, and record the outcome on the job, in one
     transaction: the job's row first (outside the lock order: no request waits for it), so
     a second run of the job waits here and then finds it finished."""

@@ -11,12 +11,17 @@ The work comes in three steps, none of them knowing HTTP:
    (White, Black), and says what is wrong with it: an unknown player, no such pairing, the
    colours swapped, a game listed twice, finished already with another result, a closed group.
 3. **Applying** (:func:`import_results` without ``dry_run``) does it all again in one
-   transaction with the groups (then their games) locked, so a refusal changes nothing and
-   what is applied is what the locked rows allow. Changed games are written with
-   ``update_rows`` (on PostgreSQL, for more than a few games, one COPY and one
-   ``UPDATE … FROM``), one ``results.imported`` audit event sums the import up (with a
-   ``result.entered`` event per result, so every game's history shows it), and the standings
-   are marked once per group touched.
+   transaction with the groups (then their games, a chunk at a time in the order of their
+   ids) locked, so a refusal changes nothing and what is applied is what the locked rows
+   allow. On PostgreSQL each chunk's changes are copied (COPY) into a temporary table, and
+   at the end one ``UPDATE … FROM`` it writes the games and one ``INSERT … SELECT`` the
+   audit: one ``results.imported`` event sums the import up, with a
+   :class:`~apps.core.models.ResultChange` row per game changed (old and new result),
+   which the game's history shows. The standings are marked once per group touched (many
+   groups of a stage: one pass over the stage recomputes them, then its ranking).
+
+A file of 500,000 results is held as :class:`Lines` (about 30 bytes a line) and checked in
+chunks: no record per line lives longer than its chunk.
 
 A game finished already with the same result is *unchanged* (importing a file twice is
 harmless); if the file brings a score or a finish date the game did not have (or another
@@ -34,10 +39,12 @@ from __future__ import annotations
 
 import csv
 import gc
+import heapq
 import io
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -54,6 +61,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import results_imported
 from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.models import AuditEvent
 from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.core.text import lines_with_nul
@@ -83,6 +91,8 @@ UNKNOWN_DATE = "????.??.??"
 TAG_LINE = chess.pgn.TAG_REGEX
 # Reading tells its progress (:data:`Progress`) after every this many games or rows.
 PROGRESS_EVERY = 1000
+# How many of the changes a report keeps to show (it counts them all).
+PREVIEW_ROWS = 500
 
 # What reading tells as it goes: (the line reached, games or rows read so far).
 Progress = Callable[[int, int], None]
@@ -93,7 +103,7 @@ Progress = Callable[[int, int], None]
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     """One game of the file, as read: ``white``/``black`` are entrant codes, or names where
     ``by_name`` says so (a PGN game without a code tag for that side); ``problems`` are what
@@ -132,27 +142,92 @@ class Change:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did (or, in a dry run, would do): the games it changes and how many
-    lines left their game as it was."""
+    """What an import did (or, in a dry run, would do): how many games it changes
+    (``applied``), of those how many get their result (``results``), how many lines left
+    their game as it was, and the first :data:`PREVIEW_ROWS` changes in the file's order
+    (``changes``; a file of 500,000 results keeps no more than these)."""
 
     file_format: str
     dry_run: bool
     changes: list[Change]
     unchanged: int
-
-    @property
-    def applied(self) -> int:
-        return len(self.changes)
-
-    @property
-    def results(self) -> int:
-        """How many games get their result from the file."""
-        return sum(1 for c in self.changes if c.result_set)
+    applied: int
+    results: int
 
     @property
     def scores_only(self) -> int:
         """How many finished games only get a score or a finish date."""
         return self.applied - self.results
+
+
+# The results a line may give, by their index in Lines (RESULT_OTHER: a text that is none).
+RESULT_CODES: tuple[str, ...] = tuple(Result.values)
+_RESULT_INDEX = {code: index for index, code in enumerate(RESULT_CODES)}
+RESULT_OTHER = 255
+
+
+class Lines:
+    """The lines of a file as read, kept compactly: a line's number, players, result, finish
+    date in arrays (the players' codes kept once each), its score and problems only when it
+    has them — about 30 bytes a line, where the :class:`Line` records of a file of 500,000
+    results held 300 MB. Reading one (``lines[i]``, iterating) gives a new :class:`Line`."""
+
+    def __init__(self) -> None:
+        self._numbers = array("q")
+        self._whites: list[str] = []
+        self._blacks: list[str] = []
+        self._results = bytearray()
+        self._dates = array("l")  # date ordinals, 0 for none
+        self._by_name = bytearray()  # bit 0: White by name, bit 1: Black
+        # (result, score, problems) of a line with a score or problems, or another result
+        self._extras: dict[int, tuple[str, _Score | None, list[str]]] = {}
+        self._kept: dict[str, str] = {}  # each code (or name) once
+
+    def append(self, line: Line) -> None:
+        index = len(self._numbers)
+        kept = self._kept
+        self._numbers.append(line.line)
+        self._whites.append(kept.setdefault(line.white, line.white))
+        self._blacks.append(kept.setdefault(line.black, line.black))
+        code = _RESULT_INDEX.get(line.result, RESULT_OTHER)
+        self._results.append(code)
+        self._dates.append(line.finished_on.toordinal() if line.finished_on else 0)
+        self._by_name.append(line.by_name[0] | line.by_name[1] << 1)
+        if code == RESULT_OTHER or line.score is not None or line.problems:
+            self._extras[index] = (line.result, line.score, line.problems)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def __getitem__(self, index: int) -> Line:
+        extra = self._extras.get(index)
+        if extra is None:
+            result, score, problems = RESULT_CODES[self._results[index]], None, []
+        else:
+            result, score, problems = extra[0], extra[1], list(extra[2])
+        day = self._dates[index]
+        flags = self._by_name[index]
+        return Line(
+            self._numbers[index],
+            self._whites[index],
+            self._blacks[index],
+            result,
+            date.fromordinal(day) if day else None,
+            score,
+            (bool(flags & 1), bool(flags & 2)),
+            problems,
+        )
+
+    def __iter__(self) -> Iterator[Line]:
+        for index in range(len(self._numbers)):
+            yield self[index]
+
+    @classmethod
+    def of(cls, lines: Iterable[Line]) -> Lines:
+        kept = cls()
+        for line in lines:
+            kept.append(line)
+        return kept
 
 
 @dataclass(frozen=True)
@@ -489,7 +564,7 @@ def checked_game_score(game: Game, result: str, text: str) -> str:
     return stored
 
 
-def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
+def read_csv(text: str, progress: Progress | None = None) -> Lines:
     """The lines of a results CSV: a header naming the columns ``white``, ``black``,
     ``result`` and optionally ``date`` and ``pgn`` (any order), then one game a line.
 
@@ -514,7 +589,7 @@ def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
             )
             % {"found": ", ".join(header) or _("nothing")},
         )
-    lines: list[Line] = []
+    lines = Lines()
     width = len(names)
     checked: dict[str, list[str]] = {}  # the problems of each result code met, checked once
     latest = _latest_date()
@@ -613,7 +688,7 @@ def _result_problems(result: str) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def read_pgn(text: str) -> list[Line]:
+def read_pgn(text: str) -> Lines:
     """The games of a PGN file. A game's players are its ``WhiteCode``/``BlackCode`` tags
     (entrant codes), or else its ``White``/``Black`` tags (names); its result is the
     ``Result`` tag, its finish date the ``Date`` tag when complete (YYYY.MM.DD). The games
@@ -621,14 +696,12 @@ def read_pgn(text: str) -> list[Line]:
     return read_pgn_until(text)[0]
 
 
-def read_pgn_until(
-    text: str, progress: Progress | None = None
-) -> tuple[list[Line], Problem | None]:
+def read_pgn_until(text: str, progress: Progress | None = None) -> tuple[Lines, Problem | None]:
     """The games of a PGN file up to where it stops being readable as games, and (None if
     it never does) where and why it stopped, with how many games were read. ``progress`` is
     told every :data:`PROGRESS_EVERY` games."""
     reader = _LineCountingReader(text.lstrip("\ufeff"))
-    lines = []
+    lines = Lines()
     while (game := _read_score(reader)) is not None:
         lines.append(_pgn_line(game))
         if progress is not None and len(lines) % PROGRESS_EVERY == 0:
@@ -705,7 +778,7 @@ def refuse_nul(text: str) -> None:
         )
 
 
-def read_lines(text: str, file_format: str, progress: Progress | None = None) -> list[Line]:
+def read_lines(text: str, file_format: str, progress: Progress | None = None) -> Lines:
     """The file's lines, read as ``file_format`` (``csv`` or ``pgn``), telling ``progress``
     as it goes. A file with NUL characters is refused before it is read, each line with one
     listed (no code, name, tag or score can hold NUL: PostgreSQL's text cannot)."""
@@ -747,6 +820,12 @@ def _name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def pair(white: int, black: int) -> int:
+    """One int for a game's (White, Black): keys of 500,000 games in a third of the memory
+    of tuples. (Ids are bigints: below 2**63.)"""
+    return white << 64 | black
+
+
 @dataclass
 class _Scope:
     """The players and games a file may name: one group's, or a whole stage's."""
@@ -757,7 +836,8 @@ class _Scope:
     names: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     players: dict[int, tuple[str, str, int]] = field(default_factory=dict)  # (code, name, group)
     groups: dict[int, Group] = field(default_factory=dict)
-    games: dict[tuple[int, int], int] = field(default_factory=dict)  # (white, black) -> game
+    # pair(white, black) -> game: one int a key (a file of 500,000 results, 500,000 games)
+    games: dict[int, int] = field(default_factory=dict)
     # A group's import: unknown codes that play in another group of the stage -> its number.
     elsewhere: dict[str, int] = field(default_factory=dict)
 
@@ -781,7 +861,7 @@ class _Scope:
         for game_id, white, black in games.values_list("id", "white_id", "black_id").iterator(
             chunk_size=10_000
         ):
-            scope.games[(white, black)] = game_id
+            scope.games[pair(white, black)] = game_id
         return scope
 
     def where(self) -> str:
@@ -852,8 +932,9 @@ def _player(scope: _Scope, who: str, by_name: bool, problems: list[str]) -> int 
     return None
 
 
-def _pairing(scope: _Scope, line: Line) -> int | None:
-    """The game a line is about, or None with the reasons in ``line.problems``."""
+def _pairing(scope: _Scope, line: Line) -> tuple[int, int] | None:
+    """The game a line is about and its group, or None with the reasons in
+    ``line.problems``."""
     problems: list[str] = []
     white = _player(scope, line.white, line.by_name[0], problems) if line.white else None
     black = _player(scope, line.black, line.by_name[1], problems) if line.black else None
@@ -865,10 +946,10 @@ def _pairing(scope: _Scope, line: Line) -> int | None:
             0, _("White and Black are the same player, %(who)s") % {"who": scope.shown(white)}
         )
         return None
-    game = scope.games.get((white, black))
+    game = scope.games.get(pair(white, black))
     if game is not None:
-        return game
-    if (black, white) in scope.games:
+        return game, scope.players[white][2]
+    if pair(black, white) in scope.games:
         line.problems.insert(
             0,
             _("colours swapped: this pairing has %(white)s as White")
@@ -990,11 +1071,93 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     return stored_score(score)
 
 
-@dataclass
 class _Plan:
-    changes: list[tuple[Change, _GameRow]] = field(default_factory=list)
-    unchanged: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    """What checking the lines against their games found: every problem, the counts, the
+    first :data:`PREVIEW_ROWS` changes (in the file's order) and the groups whose games
+    change (``entered_groups``: whose results change). The changes themselves go to a
+    :class:`_Sink` as they are found."""
+
+    def __init__(self) -> None:
+        # (line, rank, order, message): a line's problems in the order they are found, a
+        # "listed twice" first (rank 0)
+        self._problems: list[tuple[int, int, int, str]] = []
+        self.unchanged = 0
+        self.applied = 0
+        self.results = 0
+        self._preview: list[tuple[int, int, Change]] = []  # a heap of (-line, order, change)
+        self.groups: set[int] = set()
+        self.entered_groups: set[int] = set()
+
+    def problem(self, line: int, message: str, rank: int = 1) -> None:
+        self._problems.append((line, rank, len(self._problems), message))
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [Problem(line, message) for line, _r, _o, message in sorted(self._problems)]
+
+    def wants(self, line: int) -> bool:
+        """Whether a change of ``line`` is among the first PREVIEW_ROWS (for the report)."""
+        return len(self._preview) < PREVIEW_ROWS or line < -self._preview[0][0]
+
+    def keep(self, change: Change) -> None:
+        item = (-change.line, self.applied, change)
+        if len(self._preview) < PREVIEW_ROWS:
+            heapq.heappush(self._preview, item)
+        else:
+            heapq.heapreplace(self._preview, item)
+
+    def report(self, file_format: str, dry_run: bool) -> ImportReport:
+        changes = [change for _l, _o, change in sorted(self._preview, reverse=True)]
+        return ImportReport(
+            file_format, dry_run, changes, self.unchanged, self.applied, self.results
+        )
+
+
+# The staged columns of a change: the game's new values, its group and its result before.
+STAGED = (
+    ("id", "bigint"),
+    ("group_id", "bigint"),
+    ("old", "text"),
+    ("new", "text"),
+    ("adjudicated", "boolean"),
+    ("version", "integer"),
+    ("updated_at", "timestamp with time zone"),
+    ("pgn", "text"),
+    ("finished_on", "date"),
+)
+STAGED_TABLE = "_results_import"
+
+
+class _Sink:
+    """Where the changes go as they are found: nowhere in a dry run; on PostgreSQL a
+    temporary table (:data:`STAGED`), one COPY a chunk, from which one ``UPDATE … FROM``
+    writes the games and one ``INSERT … SELECT`` the audit's :class:`ResultChange` rows;
+    elsewhere a list."""
+
+    def __init__(self, *, keep: bool) -> None:
+        self.keep = keep
+        self.staged = keep and connection.vendor == "postgresql"
+        self.rows: list[tuple] = []
+        if self.staged:
+            columns = ", ".join(f"{name} {kind}" for name, kind in STAGED)
+            with connection.cursor() as cursor:
+                cursor.execute(f"DROP TABLE IF EXISTS {STAGED_TABLE}")
+                cursor.execute(
+                    f"CREATE TEMPORARY TABLE {STAGED_TABLE} ({columns}) ON COMMIT DROP"
+                )
+
+    def write(self, rows: list[tuple]) -> None:
+        """Stage a chunk of changes (rows of :data:`STAGED`)."""
+        if not self.keep or not rows:
+            return
+        if not self.staged:
+            self.rows += rows
+            return
+        names = ", ".join(name for name, _kind in STAGED)
+        with connection.cursor() as cursor:
+            with cursor.copy(f"COPY {STAGED_TABLE} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
 
 
 def _locked_groups(ids: set[int]) -> dict[int, Group]:
@@ -1013,86 +1176,145 @@ def _locked_groups(ids: set[int]) -> dict[int, Group]:
     return found
 
 
-def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
-    """Every line against its game: what to change, what is unchanged, and every problem.
-    With ``lock`` the groups and then their games are locked and read again first."""
+def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
+    """Every line against its game: what to change (to ``sink``), what is unchanged, and
+    every problem. With ``lock`` the groups and then their games are locked and read again
+    first.
+
+    Two passes: each line is paired with its game (or gets its problems), then the games
+    are read (and locked), ARRAY_CHUNK at a time in the order of their ids, and each line
+    is checked against its game; a chunk's changes go to the sink together. Nothing but a
+    game id and a line's index a line is held between them."""
     plan = _Plan()
     _find_elsewhere(scope, lines)
-    first_line: dict[int, int] = {}
-    matched: list[tuple[Line, int]] = []
-    for line in lines:
-        game_id = _pairing(scope, line)
-        if game_id is not None:
-            if game_id in first_line:
-                line.problems.insert(
-                    0,
-                    _("the game is listed twice: also on line %(line)s")
-                    % {"line": first_line[game_id]},
-                )
-            else:
-                first_line[game_id] = line.line
-                if not line.problems:
-                    matched.append((line, game_id))
-        plan.problems += [Problem(line.line, message) for message in line.problems]
-    ids = [game_id for _line, game_id in matched]
-    if lock:  # the groups first, then their games (the lock order: apps.core.locking)
-        wanted = set(ids)
-        whites = {game: white for (white, _black), game in scope.games.items() if game in wanted}
-        groups = _locked_groups({scope.players[white][2] for white in whites.values()})
-    else:
-        groups = scope.groups
-    games = _games(ids, lock=lock)
-    results = {r.value: r for r in Result}
-    for line, game_id in matched:
-        game = games[game_id]
-        result = results[line.result]
-        group = groups[game.group_id]
-        if game.result and game.result != result:
-            plan.problems.append(
-                Problem(
-                    line.line,
-                    _(
-                        "the game is finished already with %(old)s; a correction is made on "
-                        "the game's page, with a reason"
-                    )
-                    % {"old": Result.describe(game.result)},
-                )
+    game_ids = array("q")
+    indexes = array("q")  # the index in ``lines`` of the line of game_ids[i]
+    good = bytearray()  # whether that line has no problem
+    groups: set[int] = set()
+    for index, line in enumerate(lines):
+        paired = _pairing(scope, line)
+        if paired is not None:
+            game_ids.append(paired[0])
+            indexes.append(index)
+            good.append(not line.problems)
+            if not line.problems:
+                groups.add(paired[1])
+        for message in line.problems:
+            plan.problem(line.line, message)
+    # In the order of the games' ids, a game's lines in the file's order: a game listed
+    # again is refused on its later lines.
+    order = sorted(range(len(game_ids)), key=game_ids.__getitem__)
+    matched: list[int] = []  # positions in game_ids
+    previous = first = -1
+    for position in order:
+        game_id = game_ids[position]
+        if game_id == previous:
+            line = lines[indexes[position]]
+            plan.problem(
+                line.line,
+                _("the game is listed twice: also on line %(line)s")
+                % {"line": lines[indexes[first]].line},
+                rank=0,
             )
             continue
-        pgn = _stored_pgn(scope, game, line, result)
-        too_long = score_length_problem(len(pgn))
-        if too_long:
-            plan.problems.append(Problem(line.line, too_long))
-            continue
-        new_score = bool(pgn) and pgn != game.pgn
-        new_date = line.finished_on is not None and line.finished_on != game.finished_on
-        if game.result and not (new_score or new_date):
-            plan.unchanged += 1
-            continue
-        try:
-            require_group_open(group)
-        except ActionError as refused:
-            plan.problems.append(Problem(line.line, refused.message))
-            continue
-        change = Change(
-            line.line,
-            game.pk,
-            group.number,
-            game.number,
-            scope.shown(game.white_id),
-            scope.shown(game.black_id),
-            game.result,
-            result.value,
-            line.finished_on if new_date else game.finished_on,
-            new_score,
-        )
-        if new_score:
-            game.pgn = pgn
-        if new_date:
-            game.finished_on = line.finished_on
-        plan.changes.append((change, game))
-    plan.problems.sort(key=lambda p: p.line)
+        previous, first = game_id, position
+        if good[position]:
+            matched.append(position)
+    del order, good
+    if lock:  # the groups first, then their games (the lock order: apps.core.locking)
+        locked = _locked_groups(groups)
+    else:
+        locked = scope.groups
+    now = timezone.now()
+    results = {r.value: r for r in Result}
+    for start in range(0, len(matched), ARRAY_CHUNK):
+        chunk = matched[start : start + ARRAY_CHUNK]
+        games = _games([game_ids[position] for position in chunk], lock=lock)
+        rows = []
+        for position in chunk:
+            line = lines[indexes[position]]
+            row = _check(scope, plan, line, games[game_ids[position]], results, locked, now)
+            if row is not None:
+                rows.append(row)
+        sink.write(rows)
     return plan
+
+
+def _check(
+    scope: _Scope,
+    plan: _Plan,
+    line: Line,
+    game: _GameRow,
+    results: dict[str, Result],
+    groups: dict[int, Group],
+    now: datetime,
+) -> tuple | None:
+    """One line against its game: a problem, unchanged, or the change (counted, kept for the
+    report if among the first) as the staged row (:data:`STAGED`) of the game's new values."""
+    result = results[line.result]
+    if game.result and game.result != result:
+        plan.problem(
+            line.line,
+            _(
+                "the game is finished already with %(old)s; a correction is made on "
+                "the game's page, with a reason"
+            )
+            % {"old": Result.describe(game.result)},
+        )
+        return None
+    pgn = _stored_pgn(scope, game, line, result)
+    too_long = score_length_problem(len(pgn))
+    if too_long:
+        plan.problem(line.line, too_long)
+        return None
+    new_score = bool(pgn) and pgn != game.pgn
+    new_date = line.finished_on is not None and line.finished_on != game.finished_on
+    if game.result and not (new_score or new_date):
+        plan.unchanged += 1
+        return None
+    group = groups[game.group_id]
+    try:
+        require_group_open(group)
+    except ActionError as refused:
+        plan.problem(line.line, refused.message)
+        return None
+    finished_on = line.finished_on if new_date else game.finished_on
+    if plan.wants(line.line):
+        plan.keep(
+            Change(
+                line.line,
+                game.pk,
+                group.number,
+                game.number,
+                scope.shown(game.white_id),
+                scope.shown(game.black_id),
+                game.result,
+                result.value,
+                finished_on,
+                new_score,
+            )
+        )
+    plan.applied += 1
+    plan.groups.add(game.group_id)
+    if game.result:
+        # The result stays, and so does when it was entered: the standings order finished
+        # games by that (FIDE's rules for unplayed games).
+        adjudicated, updated_at = game.adjudicated, game.updated_at
+    else:
+        adjudicated, updated_at = False, now
+        plan.results += 1
+        plan.entered_groups.add(game.group_id)
+    return (
+        game.pk,
+        game.group_id,
+        game.result,
+        result.value,
+        adjudicated,
+        game.version + 1,
+        updated_at,
+        pgn if new_score else game.pgn,
+        finished_on,
+    )
 
 
 def _bad_lines(problems: Sequence[Problem]) -> ActionError:
@@ -1211,33 +1433,35 @@ def apply_lines(
     user: Actor | None,
     stage: Stage,
     group: Group | None,
-    lines: Sequence[Line],
+    lines: Lines,
     file_format: str,
     *,
     dry_run: bool,
     job: int | None = None,
 ) -> ImportReport:
     """Check the lines read against the games and, unless ``dry_run``, apply them — every
-        one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
-        their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the audit
-    event), a savepoint."""
+    one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
+    their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the
+    audit event), a savepoint."""
     with _cycle_collection_paused():
         if dry_run:
             scope = _Scope.read(stage, group)
-            plan = _judge(scope, lines, lock=False)
-            if plan.problems:
+            plan = _judge(scope, lines, lock=False, sink=_Sink(keep=False))
+            if plan._problems:
                 raise _bad_lines(plan.problems)
-            return ImportReport(file_format, True, [c for c, _g in plan.changes], plan.unchanged)
+            return plan.report(file_format, True)
         with transaction.atomic():
             scope = _Scope.read(stage, group)
-            plan = _judge(scope, lines, lock=True)
+            sink = _Sink(keep=True)
+            plan = _judge(scope, lines, lock=True, sink=sink)
             # The stage as it is now that its games and groups are locked (closing a stage
             # locks it and then closes its groups: it is over, or waits for this import).
             require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
-            if plan.problems:
+            if plan._problems:
                 raise _bad_lines(plan.problems)
-            _apply(user, scope, plan, file_format, job)
-    return ImportReport(file_format, False, [c for c, _g in plan.changes], plan.unchanged)
+            scope.games = {}  # no longer needed; the writing needs the memory
+            _apply(user, scope, plan, sink, file_format, job)
+    return plan.report(file_format, False)
 
 
 @contextmanager
@@ -1257,46 +1481,82 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+# The columns of Game an import writes, from the staged columns of the same names
+# (``result`` from ``new``).
+WRITTEN = ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on")
+
+
 def _apply(
-    user: Actor | None, scope: _Scope, plan: _Plan, file_format: str, job: int | None = None
+    user: Actor | None,
+    scope: _Scope,
+    plan: _Plan,
+    sink: _Sink,
+    file_format: str,
+    job: int | None = None,
 ) -> None:
-    """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
-    audit events, the standings marks of the groups whose results changed."""
-    now = timezone.now()
-    games = []
-    entered = []
-    scored = []
-    for change, game in plan.changes:
-        game.version += 1
-        if change.result_set:
-            game.result, game.adjudicated, game.updated_at = change.new, False, now
-            entered.append(game)
-        else:
-            # The result stays, and so does when it was entered: the standings order
-            # finished games by that (FIDE's rules for unplayed games).
-            scored.append(game)
-        games.append(game)
-    update_rows(
-        Game,
-        ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on"),
-        (
-            (g.pk, g.result, g.adjudicated, g.version, g.updated_at, g.pgn, g.finished_on)
-            for g in games
-        ),
-    )
-    event = results_imported(
+    """Write the staged changes (inside the import's transaction): the games, the audit
+    event with its per-game rows, the standings marks of the groups whose results changed.
+    On PostgreSQL the games by one ``UPDATE … FROM`` the staged table and the audit's rows
+    by one ``INSERT … SELECT`` from it: no change passes through Python again."""
+    entered_groups = sorted(plan.entered_groups)
+    if sink.staged:
+        quote = connection.ops.quote_name
+        table = quote(Game._meta.db_table)
+        assignments = ", ".join(
+            f"{quote(column_of(field_of(Game, name)))} = staged.{'new' if name == 'result' else name}"
+            for name in WRITTEN
+        )
+        with connection.cursor() as cursor:
+            # Fresh statistics: the planner joins half a million staged rows by hashing.
+            cursor.execute(f"ANALYZE {STAGED_TABLE}")
+            cursor.execute(
+                f"UPDATE {table} AS target SET {assignments} FROM {STAGED_TABLE} AS staged"
+                f" WHERE target.{quote(column_of(Game._meta.pk))} = staged.id"
+            )
+        changes_select = f"SELECT id, group_id, old, new FROM {STAGED_TABLE}"
+        event = _audit(user, scope, plan, file_format, job, changes_select=changes_select)
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE {STAGED_TABLE}")
+    else:
+        rows = sink.rows
+        update_rows(
+            Game,
+            WRITTEN,
+            ((pk, new, *values) for pk, _group, _old, new, *values in rows),
+        )
+        event = _audit(
+            user,
+            scope,
+            plan,
+            file_format,
+            job,
+            changes=[(pk, group_id, old, new) for pk, group_id, old, new, *_v in rows],
+        )
+    # Reports of the games that got their results close; the players hear of them (one
+    # digest each, after the commit).
+    settle_reports(user, IMPORT, group_ids=entered_groups)
+    tell_players_of_import(event)
+    schedule_recomputes(entered_groups)
+    announce(scope.stage, entered_groups)
+
+
+def _audit(
+    user: Actor | None,
+    scope: _Scope,
+    plan: _Plan,
+    file_format: str,
+    job: int | None,
+    **changes,
+) -> AuditEvent:
+    return results_imported(
         user,
         stage=scope.stage,
         group=scope.group,
         file_format=file_format,
-        entered=entered,
-        scored=scored,
+        entered=plan.results,
+        scored=plan.applied - plan.results,
         unchanged=plan.unchanged,
+        groups=plan.groups,
         job=job,
+        **changes,
     )
-    # Reports of the games that got their results close; the players hear of them (one
-    # digest each, after the commit).
-    settle_reports(user, IMPORT, group_ids={g.group_id for g in entered})
-    tell_players_of_import(event)
-    schedule_recomputes(sorted({g.group_id for g in entered}))
-    announce(scope.stage, (g.group_id for g in entered))

@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from apps.core import bulk
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.models import AuditEvent
+from apps.core.models import AuditEvent, ResultChange
+from apps.core.people import display_name
 from apps.entrants.models import Entrant
 from apps.groups.models import Game, Group
 from apps.results import imports
-from apps.results.history import game_history
+from apps.results.history import game_history, recent_changes, result_label
 from apps.results.imports import import_results
 from apps.results.services import enter_result
 from apps.stages.models import Stage
@@ -128,22 +129,31 @@ def test_a_good_csv_applies_and_a_second_import_changes_nothing(world):
     assert first.pgn.rstrip().endswith("4. Qxf7# 1-0")
     assert stored[games[2].number].finished_on == date(2025, 3, 2)
     assert stored[games[1].number].pgn == "" and stored[games[1].number].finished_on is None
-    # the audit trail: one import event, and one result.entered per game, in each history
+    # the audit trail: one import event, and one ResultChange row per game, which each
+    # game's history and the group's recent changes show
     summary = AuditEvent.objects.get(action=Action.RESULTS_IMPORTED)
+    assert not AuditEvent.objects.filter(action=Action.RESULT_ENTERED).exists()
     assert summary.group_id == group.pk and summary.actor_id == td.pk
-    assert summary.data["entered"] == 6 and sorted(summary.data["games"]) == sorted(
-        g.pk for g in games[:6]
+    assert (summary.data["entered"], summary.data["scored"]) == (6, 0)
+    changes = ResultChange.objects.filter(event=summary)
+    assert sorted(changes.values_list("game_id", "old", "new")) == sorted(
+        (g.pk, "", result) for g, result in zip(games[:6], expected, strict=True)
     )
-    entered = AuditEvent.objects.filter(action=Action.RESULT_ENTERED, data__import=summary.pk)
-    assert entered.count() == 6
+    assert set(changes.values_list("group_id", flat=True)) == {group.pk}
     history = game_history(stored[games[0].number])
-    assert [(c.what, c.new) for c in history] == [("imported", "1-0")]
+    assert [(c.what, c.who, c.old, c.new) for c in history] == [
+        ("imported", display_name(td), result_label(""), result_label("1-0"))
+    ]
+    assert sorted((c.what, c.game) for c in recent_changes(group)) == sorted(
+        ("imported", f"{g.white.name} – {g.black.name}") for g in games[:6]
+    )
 
     before = snapshot(group)
     again = import_results(td, group=group, text=text)
     assert (again.applied, again.unchanged) == (0, 6)
     assert snapshot(group) == before
-    assert AuditEvent.objects.filter(action=Action.RESULT_ENTERED).count() == 6
+    assert ResultChange.objects.count() == 6
+    assert len(game_history(stored[games[0].number])) == 1
 
 
 def test_a_dry_run_writes_nothing(world):
