@@ -16,9 +16,9 @@ refuses a second one that overlaps it while it waits or runs (409; the constrain
 
 1. claims the job (pending or running → running; a finished job is left alone, so a task
    delivered twice, or queued again by the sweep, does nothing the second time);
-2. reads the file (``imports.read_lines``), storing the line reached every
-   ``imports.PROGRESS_EVERY`` games in committed writes (each one a heartbeat), so a
-   progress bar moves — reading (python-chess checking every move) is the slow part;
+2. reads the file (``imports.read_lines``), storing the line reached (told every
+   ``imports.PROGRESS_EVERY`` games) at most every :data:`PROGRESS_SECONDS` in committed
+   writes (each one a heartbeat), so a progress bar moves — reading (python-chess checking every move) is the slow part;
 3. checks every line against the games and, unless a dry run, applies them
    (``imports.apply_lines``: the groups and games locked), in one transaction together
    with the job's outcome — or the job fails with every bad line and nothing written.
@@ -34,6 +34,7 @@ very file that was checked.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -63,6 +64,8 @@ KEEP_PREVIEW = timedelta(days=1)
 # SAVING_PERCENT while everything is checked and written), all the way for a dry run.
 CHECKED_PERCENT = 70
 SAVING_PERCENT = 85
+# Reading stores its progress (a heartbeat) at most this often.
+PROGRESS_SECONDS = 1.0
 # How many of the changes a preview keeps to list (it counts them all).
 PREVIEW_ROWS = imports.PREVIEW_ROWS
 
@@ -329,6 +332,22 @@ def _count(job_id: int, **values: Any) -> None:
         raise _Stopped(job_id)
 
 
+def _progress(job_id: int) -> imports.Progress:
+    """What reading tells: stored (:func:`_count`) the first time and then at most every
+    :data:`PROGRESS_SECONDS` — a committed write each, which for every thousand lines of a
+    file of 500,000 cost seconds."""
+    stored_at: float | None = None
+
+    def progress(line: int, games: int) -> None:
+        nonlocal stored_at
+        now = time.monotonic()
+        if stored_at is None or now - stored_at >= PROGRESS_SECONDS:
+            _count(job_id, done_lines=line, games=games)
+            stored_at = now
+
+    return progress
+
+
 def run_import(job_id: int) -> str:
     """Run the job: read its file counting the lines, then check it and (unless a dry run)
     apply it in one transaction with the job's outcome. Returns the job's status, or
@@ -337,11 +356,7 @@ def run_import(job_id: int) -> str:
     if job is None:
         return "finished"
     try:
-        lines = imports.read_lines(
-            job.text,
-            job.file_format,
-            lambda line, games: _count(job_id, done_lines=line, games=games),
-        )
+        lines = imports.read_lines(job.text, job.file_format, _progress(job_id))
         _count(
             job_id,
             phase=ResultImportJob.Phase.SAVING,

@@ -82,6 +82,8 @@ CSV_REQUIRED = ("white", "black", "result")
 # their ids, ARRAY_CHUNK a query.
 CHUNK = 1000
 ARRAY_CHUNK = 10_000
+# The results an import sets.
+FINISHED = frozenset(r.value for r in Result if r.finished)
 # PGN results; a forfeit (not played) may stand in a Result tag only without moves.
 PLAYED = (Result.WHITE_WINS, Result.BLACK_WINS, Result.DRAW)
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -195,6 +197,23 @@ class Lines:
         self._by_name.append(line.by_name[0] | line.by_name[1] << 1)
         if code == RESULT_OTHER or line.score is not None or line.problems:
             self._extras[index] = (line.result, line.score, line.problems)
+
+    def add(self, number: int, white: str, black: str, result: int, day: int) -> None:
+        """Append a line read without a problem, a score or names: its number, the codes
+        of its players, the index of its result in RESULT_CODES, its finish date's ordinal
+        (0: none). (What :meth:`append` does with such a :class:`Line`, without one.)"""
+        kept = self._kept
+        self._numbers.append(number)
+        self._whites.append(kept.setdefault(white, white))
+        self._blacks.append(kept.setdefault(black, black))
+        self._results.append(result)
+        self._dates.append(day)
+        self._by_name.append(0)
+
+    def plain(self, index: int) -> bool:
+        """Whether line ``index`` names its players by code and has no score, no problem
+        and a result code (the lines :meth:`add` takes)."""
+        return index not in self._extras and not self._by_name[index]
 
     def __len__(self) -> int:
         return len(self._numbers)
@@ -593,9 +612,27 @@ def read_csv(text: str, progress: Progress | None = None) -> Lines:
     width = len(names)
     checked: dict[str, list[str]] = {}  # the problems of each result code met, checked once
     latest = _latest_date()
+    # The plain line (codes, a finished result, an ISO date or none, no score) is read here
+    # at once; any other goes through _csv_line, which finds its problems.
+    white, black, result = names.index("white"), names.index("black"), names.index("result")
+    when = names.index("date") if "date" in names else None
+    score = names.index("pgn") if "pgn" in names else None
+    plain = {code: index for index, code in enumerate(RESULT_CODES) if code in FINISHED}
+    add = lines.add
     for number, row in rows:
         if progress is not None and lines and len(lines) % PROGRESS_EVERY == 0:
             progress(number, len(lines))
+        if len(row) == width and (score is None or not row[score].strip()):
+            code = plain.get(row[result].strip().removeprefix("'"))
+            white_code, black_code = row[white].strip(), row[black].strip()
+            if code is not None and white_code and black_code:
+                day = 0
+                if when is not None and (text_date := row[when].strip()):
+                    parsed = _iso_date(text_date)
+                    day = parsed.toordinal() if parsed is not None and parsed <= latest else -1
+                if day >= 0:
+                    add(number, white_code, black_code, code, day)
+                    continue
         if len(row) > width and any(map(str.strip, row[width:])):
             lines.append(
                 Line(
@@ -613,6 +650,16 @@ def read_csv(text: str, progress: Progress | None = None) -> Lines:
         cells = dict(zip(names, map(str.strip, row), strict=False))
         lines.append(_csv_line(number, cells, checked, latest))
     return lines
+
+
+def _iso_date(text: str) -> date | None:
+    """A date written YYYY-MM-DD, or None."""
+    if not ISO_DATE.fullmatch(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _csv_rows(reader) -> Iterator[tuple[int, list[str]]]:
@@ -820,6 +867,20 @@ def _name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _rows(query: models.QuerySet) -> Iterator[tuple]:
+    """The rows of a ``values_list`` query, many at a time: on PostgreSQL by one plain
+    query (a server-side cursor's round trips and Django's work a row cost more than the
+    rows: seconds for a stage's 500,000 games)."""
+    if connection.vendor != "postgresql":
+        yield from query.iterator(chunk_size=10_000)
+        return
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(10_000):
+            yield from rows
+
+
 def pair(white: int, black: int) -> int:
     """One int for a game's (White, Black): keys of 500,000 games in a third of the memory
     of tuples. (Ids are bigints: below 2**63.)"""
@@ -849,19 +910,19 @@ class _Scope:
         groups = Group.objects.filter(pk=group.pk) if group else stage.groups.all()
         scope.groups = {g.pk: g for g in groups.only("id", "stage_id", "number", "closed_at")}
         seats = Seat.objects.filter(group=group) if group else Seat.objects.filter(stage=stage)
-        for entrant, code, name, group_id in seats.values_list(
-            "entrant_id", "entrant__code", "entrant__name", "group_id"
-        ).iterator(chunk_size=10_000):
+        for entrant, code, name, group_id in _rows(
+            seats.values_list("entrant_id", "entrant__code", "entrant__name", "group_id")
+        ):
             scope.codes[code] = entrant
             scope.names[_name_key(name)].append(entrant)
             scope.players[entrant] = (code, name, group_id)
         games = (
             Game.objects.filter(group=group) if group else Game.objects.filter(group__stage=stage)
         )
-        for game_id, white, black in games.values_list("id", "white_id", "black_id").iterator(
-            chunk_size=10_000
-        ):
-            scope.games[pair(white, black)] = game_id
+        pairs = games.values_list("id", "white_id", "black_id")
+        found = scope.games
+        for game_id, white, black in _rows(pairs):
+            found[white << 64 | black] = game_id  # pair(white, black)
         return scope
 
     def where(self) -> str:
@@ -1038,13 +1099,18 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     meta = Game._meta
     columns = ", ".join(quote(column_of(field_of(Game, name))) for name in GAME_FIELDS)
     key = quote(column_of(meta.pk))
-    sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
+    sql = (
+        f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s::bigint[])"
+        f" ORDER BY {key}"
+    )
     if lock:
         sql += " FOR NO KEY UPDATE"  # apps.core.locking
     found: dict[int, _GameRow] = {}
     with connection.cursor() as cursor:
         for start in range(0, len(ordered), ARRAY_CHUNK):
-            cursor.execute(sql, [ordered[start : start + ARRAY_CHUNK]])
+            # The ids as an array's text: psycopg's list adapter costs a microsecond an id.
+            chunk = ordered[start : start + ARRAY_CHUNK]
+            cursor.execute(sql, ["{" + ",".join(map(str, chunk)) + "}"])
             found.update((row[0], _GameRow(*row)) for row in cursor.fetchall())
     return found
 
@@ -1191,7 +1257,20 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
     indexes = array("q")  # the index in ``lines`` of the line of game_ids[i]
     good = bytearray()  # whether that line has no problem
     groups: set[int] = set()
-    for index, line in enumerate(lines):
+    codes, games, players = scope.codes, scope.games, scope.players
+    whites, blacks = lines._whites, lines._blacks
+    for index in range(len(lines)):
+        if lines.plain(index):  # the line of most files: both codes known, their game found
+            white, black = codes.get(whites[index]), codes.get(blacks[index])
+            if white is not None and black is not None:
+                game_id = games.get(white << 64 | black)  # pair(white, black)
+                if game_id is not None:
+                    game_ids.append(game_id)
+                    indexes.append(index)
+                    good.append(1)
+                    groups.add(players[white][2])
+                    continue
+        line = lines[index]
         paired = _pairing(scope, line)
         if paired is not None:
             game_ids.append(paired[0])
@@ -1226,14 +1305,22 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
     else:
         locked = scope.groups
     now = timezone.now()
-    results = {r.value: r for r in Result}
+    results: dict[str, Result] = {r.value: r for r in Result}
     for start in range(0, len(matched), ARRAY_CHUNK):
         chunk = matched[start : start + ARRAY_CHUNK]
         games = _games([game_ids[position] for position in chunk], lock=lock)
         rows = []
         for position in chunk:
-            line = lines[indexes[position]]
-            row = _check(scope, plan, line, games[game_ids[position]], results, locked, now)
+            index = indexes[position]
+            if lines.plain(index):
+                number, day = lines._numbers[index], lines._dates[index]
+                result = results[RESULT_CODES[lines._results[index]]]
+                finished_on, line = (date.fromordinal(day) if day else None), None
+            else:
+                line = lines[index]
+                number, finished_on, result = line.line, line.finished_on, results[line.result]
+            game = games[game_ids[position]]
+            row = _check(scope, plan, number, result, finished_on, line, game, locked, now)
             if row is not None:
                 rows.append(row)
         sink.write(rows)
@@ -1243,18 +1330,20 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
 def _check(
     scope: _Scope,
     plan: _Plan,
-    line: Line,
+    number: int,
+    result: Result,
+    finished_on: date | None,
+    line: Line | None,
     game: _GameRow,
-    results: dict[str, Result],
     groups: dict[int, Group],
     now: datetime,
 ) -> tuple | None:
-    """One line against its game: a problem, unchanged, or the change (counted, kept for the
-    report if among the first) as the staged row (:data:`STAGED`) of the game's new values."""
-    result = results[line.result]
+    """One line (its number, result, finish date; ``line`` itself when it may have a score)
+    against its game: a problem, unchanged, or the change (counted, kept for the report if
+    among the first) as the staged row (:data:`STAGED`) of the game's new values."""
     if game.result and game.result != result:
         plan.problem(
-            line.line,
+            number,
             _(
                 "the game is finished already with %(old)s; a correction is made on "
                 "the game's page, with a reason"
@@ -1262,13 +1351,13 @@ def _check(
             % {"old": Result.describe(game.result)},
         )
         return None
-    pgn = _stored_pgn(scope, game, line, result)
+    pgn = "" if line is None else _stored_pgn(scope, game, line, result)
     too_long = score_length_problem(len(pgn))
     if too_long:
-        plan.problem(line.line, too_long)
+        plan.problem(number, too_long)
         return None
     new_score = bool(pgn) and pgn != game.pgn
-    new_date = line.finished_on is not None and line.finished_on != game.finished_on
+    new_date = finished_on is not None and finished_on != game.finished_on
     if game.result and not (new_score or new_date):
         plan.unchanged += 1
         return None
@@ -1276,13 +1365,13 @@ def _check(
     try:
         require_group_open(group)
     except ActionError as refused:
-        plan.problem(line.line, refused.message)
+        plan.problem(number, refused.message)
         return None
-    finished_on = line.finished_on if new_date else game.finished_on
-    if plan.wants(line.line):
+    finished_on = finished_on if new_date else game.finished_on
+    if plan.wants(number):
         plan.keep(
             Change(
-                line.line,
+                number,
                 game.pk,
                 group.number,
                 game.number,
