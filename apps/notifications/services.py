@@ -781,9 +781,7 @@ def digest_recipients(day: date) -> list[int]:
     ) | set(_imported_on(day).exclude(old=F("new")).values_list("group_id", flat=True).distinct())
     return sorted(
         set(
-            Group.objects.filter(pk__in=group_ids, td__isnull=False).values_list(
-                "td_id", flat=True
-            )
+            Group.objects.filter(pk__in=group_ids, td__isnull=False).values_list("td_id", flat=True)
         )
     )
 

@@ -18,7 +18,8 @@ refuses a second one that overlaps it while it waits or runs (409; the constrain
    delivered twice, or queued again by the sweep, does nothing the second time);
 2. reads the file (``imports.read_lines``), storing the line reached (told every
    ``imports.PROGRESS_EVERY`` games) at most every :data:`PROGRESS_SECONDS` in committed
-   writes (each one a heartbeat), so a progress bar moves — reading (python-chess checking every move) is the slow part;
+   writes (each one a heartbeat), so a progress bar moves — reading (python-chess
+   checking every move) is the slow part;
 3. checks every line against the games and, unless a dry run, applies them
    (``imports.apply_lines``: the groups and games locked), in one transaction together
    with the job's outcome — or the job fails with every bad line and nothing written.

@@ -42,8 +42,8 @@ import gc
 import heapq
 import io
 import re
-from collections import defaultdict
 from array import array
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -116,7 +116,7 @@ class Line:
     black: str
     result: str
     finished_on: date | None = None
-    score: _Score | None = None
+    score: _Score | _KeptScore | None = None
     by_name: tuple[bool, bool] = (False, False)
     problems: list[str] = field(default_factory=list)
 
@@ -182,7 +182,7 @@ class Lines:
         self._dates = array("l")  # date ordinals, 0 for none
         self._by_name = bytearray()  # bit 0: White by name, bit 1: Black
         # (result, score, problems) of a line with a score or problems, or another result
-        self._extras: dict[int, tuple[str, _Score | None, list[str]]] = {}
+        self._extras: dict[int, tuple[str, _KeptScore | None, list[str]]] = {}
         self._kept: dict[str, str] = {}  # each code (or name) once
 
     def append(self, line: Line) -> None:
@@ -195,8 +195,13 @@ class Lines:
         self._results.append(code)
         self._dates.append(line.finished_on.toordinal() if line.finished_on else 0)
         self._by_name.append(line.by_name[0] | line.by_name[1] << 1)
-        if code == RESULT_OTHER or line.score is not None or line.problems:
-            self._extras[index] = (line.result, line.score, line.problems)
+        score = line.score
+        if isinstance(score, _Score):
+            # A bad line's score is never written; a good one's is kept as its text.
+            kept = _has_moves(score) and not line.problems
+            score = _KeptScore.of(score, line.result) if kept else None
+        if code == RESULT_OTHER or score is not None or line.problems:
+            self._extras[index] = (line.result, score, line.problems)
 
     def add(self, number: int, white: str, black: str, result: int, day: int) -> None:
         """Append a line read without a problem, a score or names: its number, the codes
@@ -345,6 +350,36 @@ def stored_score(score: chess.pgn.Game) -> str:
     """A score as a game keeps it: python-chess's export (tags, comments and variations),
     its tag values escaped."""
     return score.accept(_ScoreExporter(headers=True, variations=True, comments=True))
+
+
+@dataclass(slots=True)
+class _KeptScore:
+    """A game score read and checked, kept until the game it belongs to is known: its tags
+    and its moves as the game keeps them (python-chess's export without the tags) — a few
+    hundred bytes, where python-chess's game is a node a move (a 250,000-game PGN file's
+    held 1.5 GB). :func:`_kept_text` writes it whole, as :func:`stored_score` writes the
+    game."""
+
+    headers: chess.pgn.Headers
+    moves: str
+
+    @classmethod
+    def of(cls, game: _Score, result: str) -> _KeptScore:
+        """``game`` (with moves) kept, its Result tag ``result`` (the result its moves end
+        with in the text, as the stored score has them)."""
+        game.headers["Result"] = result
+        moves = game.accept(_ScoreExporter(headers=False, variations=True, comments=True))
+        return cls(game.headers, moves)
+
+
+def _kept_text(score: _KeptScore) -> str:
+    """The kept score as :func:`stored_score` writes the game: its tags, a blank line, its
+    moves."""
+    tags = [
+        '[{} "{}"]'.format(name, value.replace("\\", "\\\\").replace('"', '\\"'))
+        for name, value in score.headers.items()
+    ]
+    return "\n".join([*tags, "", score.moves]) if tags else score.moves
 
 
 class _Score(chess.pgn.Game):
@@ -702,14 +737,15 @@ def _csv_line(
             line.problems.append(
                 _("the date %(date)r is not a date written YYYY-MM-DD") % {"date": when}
             )
-    line.score, problems = _csv_score(cells.get("pgn", ""), result)
+    score, problems = _csv_score(cells.get("pgn", ""), result)
+    line.score = score
     line.problems += problems
-    if line.score is not None and line.finished_on is None and not problems:
-        line.finished_on, problem = pgn_date(line.score.headers.get("Date", UNKNOWN_DATE))
+    if score is not None and line.finished_on is None and not problems:
+        line.finished_on, problem = pgn_date(score.headers.get("Date", UNKNOWN_DATE))
         line.problems += [problem] if problem else []
     line.problems += _check_date(line.finished_on, latest)
-    if line.score is not None and not line.problems:
-        line.problems += _ending_problems(line.score, Result(result))
+    if score is not None and not line.problems:
+        line.problems += _ending_problems(score, Result(result))
     return line
 
 
@@ -768,7 +804,7 @@ def read_pgn_until(text: str, progress: Progress | None = None) -> tuple[Lines, 
     return lines, Problem(reader.stopped_at, message)
 
 
-def _tag(game: _Score, name: str) -> str:
+def _tag(game: _Score | _KeptScore, name: str) -> str:
     value = game.headers.get(name, "").strip()
     return "" if value == "?" else value
 
@@ -1120,7 +1156,7 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     players' names, the result; the event, the round and the date when the file left them
     unknown) and the players' codes added, as python-chess writes it. Empty without moves."""
     score = line.score
-    if score is None or not _has_moves(score):
+    if score is None or (isinstance(score, _Score) and not _has_moves(score)):
         return ""
     headers = score.headers
     white_code, white_name, _group = scope.players[game.white_id]
@@ -1134,7 +1170,7 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     headers["White"], headers["Black"] = white_name, black_name
     headers["Result"] = result.value
     headers["WhiteCode"], headers["BlackCode"] = white_code, black_code
-    return stored_score(score)
+    return stored_score(score) if isinstance(score, _Score) else _kept_text(score)
 
 
 class _Plan:
@@ -1208,9 +1244,7 @@ class _Sink:
             columns = ", ".join(f"{name} {kind}" for name, kind in STAGED)
             with connection.cursor() as cursor:
                 cursor.execute(f"DROP TABLE IF EXISTS {STAGED_TABLE}")
-                cursor.execute(
-                    f"CREATE TEMPORARY TABLE {STAGED_TABLE} ({columns}) ON COMMIT DROP"
-                )
+                cursor.execute(f"CREATE TEMPORARY TABLE {STAGED_TABLE} ({columns}) ON COMMIT DROP")
 
     def write(self, rows: list[tuple]) -> None:
         """Stage a chunk of changes (rows of :data:`STAGED`)."""
@@ -1573,6 +1607,7 @@ def _cycle_collection_paused() -> Iterator[None]:
 # The columns of Game an import writes, from the staged columns of the same names
 # (``result`` from ``new``).
 WRITTEN = ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on")
+STAGED_AS = {"result": "new"}
 
 
 def _apply(
@@ -1592,7 +1627,7 @@ def _apply(
         quote = connection.ops.quote_name
         table = quote(Game._meta.db_table)
         assignments = ", ".join(
-            f"{quote(column_of(field_of(Game, name)))} = staged.{'new' if name == 'result' else name}"
+            f"{quote(column_of(field_of(Game, name)))} = staged.{STAGED_AS.get(name, name)}"
             for name in WRITTEN
         )
         with connection.cursor() as cursor:

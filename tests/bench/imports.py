@@ -132,9 +132,7 @@ def _floor(rows: list[tuple[int, str]]) -> float:
 
     def update() -> None:
         with connection.cursor() as cursor:
-            cursor.execute(
-                "CREATE TEMPORARY TABLE _floor (id bigint, result text) ON COMMIT DROP"
-            )
+            cursor.execute("CREATE TEMPORARY TABLE _floor (id bigint, result text) ON COMMIT DROP")
             with cursor.copy("COPY _floor (id, result) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)

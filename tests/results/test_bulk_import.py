@@ -649,3 +649,42 @@ def test_stage_page_flow_and_who_may_use_it(world, client):
     )
     assert response.status_code == 302
     assert all(Game.objects.get(pk=g.pk).pgn for g in games)
+
+
+KEPT_SCORES = [
+    SCHOLARS_MATE,
+    # a long game with a comment before the moves, NAGs, comments and variations (the text
+    # wraps at 80 columns)
+    "{ A club game } 1. e4 $1 e5 2. Nf3 { the main line } Nc6 ( 2... d6 3. d4 ) 3. Bb5 a6 "
+    "4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 "
+    "11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 1/2-1/2",
+    # a game from a set-up position, its tags escaped
+    '[Event "The \\"Open\\" \\\\ Cup"]\n[SetUp "1"]\n[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]\n\n'
+    "1. e4 Kd7 2. e5 Ke6 1/2-1/2",
+]
+
+
+@pytest.mark.parametrize("text", KEPT_SCORES)
+def test_a_score_kept_compactly_is_stored_as_the_game_would_be(text):
+    """A checked line keeps its score as tags and moves' text (not python-chess's nodes);
+    written out it is the very text python-chess writes of the game."""
+
+    def read():
+        game = imports._read_score(imports._LineCountingReader(text))
+        assert game is not None and not game.errors
+        return game
+
+    def fill(headers, result):
+        headers["White"], headers["Black"] = 'O"Brien, Pat \\ Jr', "Rossi, Anna"
+        headers["Result"] = result
+        headers["WhiteCode"], headers["BlackCode"] = "E1", "E2"
+
+    result = read().headers.get("Result", "*")
+    if result == "*":
+        result = "1/2-1/2" if "1/2-1/2" in text else "1-0"
+    whole = read()
+    fill(whole.headers, result)
+    kept = imports._KeptScore.of(read(), result)
+    fill(kept.headers, result)
+    assert imports._kept_text(kept) == imports.stored_score(whole)
+    assert len(kept.moves) < 1000
