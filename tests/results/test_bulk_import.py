@@ -688,3 +688,49 @@ def test_a_score_kept_compactly_is_stored_as_the_game_would_be(text):
     fill(kept.headers, result)
     assert imports._kept_text(kept) == imports.stored_score(whole)
     assert len(kept.moves) < 1000
+
+
+def test_a_stage_import_queues_one_pass_over_the_stage_not_a_task_a_group(
+    world, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Many groups of a stage changed by one import: one stage pass recomputes them (and
+    queues the ranking), no recompute task a group."""
+    from apps.standings import tasks as standings_tasks
+
+    settings.STANDINGS_STAGE_BATCH = 2  # the world's stage has two groups
+    queued = []
+    for task in (
+        standings_tasks.recompute_group_standings,
+        standings_tasks.recompute_stage_standings,
+    ):
+        monkeypatch.setattr(
+            task, "apply_async", lambda args, _name=task.name, **kw: queued.append((_name, args))
+        )
+    group_games, other_games = games_of(world.group), games_of(world.other_group)
+    text = csv_file(line(group_games[0], "1-0"), line(other_games[0], "0-1"))
+    with django_capture_on_commit_callbacks(execute=True):
+        import_results(world.users["organizer"], stage=world.stage, text=text)
+    assert queued == [(standings_tasks.recompute_stage_standings.name, (world.stage.pk,))]
+
+
+def test_the_game_page_and_the_api_show_the_result_an_import_set(world, client):
+    """The import writes no event per game; the game's history (its TD page and the API)
+    still shows the import's change of it, once, by the importer."""
+    td, group = world.users["td"], world.group
+    game, other = games_of(group)[:2]
+    import_results(td, group=group, text=csv_file(line(game, "1-0"), line(other, "0-1")))
+    client.force_login(td)
+    page = client.get(
+        reverse(
+            "game-result",
+            args=[world.tournament.slug, world.stage.order, group.number, game.number],
+        )
+    )
+    assert page.status_code == 200
+    [change] = page.context["history"]
+    assert (change.what, change.who, change.new) == ("imported", display_name(td), "1-0")
+    assert "imported" in page.content.decode()
+    history = api_client(td).get(reverse("api-game", args=[game.pk])).json()["history"]
+    assert [(h["action"], h["old"], h["new"], h["actor"]) for h in history] == [
+        (Action.RESULT_ENTERED, "", "1-0", display_name(td))
+    ]
