@@ -776,9 +776,14 @@ def _imported_on(day: date) -> QuerySet[ResultChange]:
 
 def digest_recipients(day: date) -> list[int]:
     """The TDs (user ids) of the groups that changed on ``day`` (three queries)."""
-    group_ids = set(
-        _changes_on(day).exclude(group_id=None).values_list("group_id", flat=True)
-    ) | set(_imported_on(day).exclude(old=F("new")).values_list("group_id", flat=True).distinct())
+    group_ids: set[int] = {
+        group_id
+        for group_id in _changes_on(day).values_list("group_id", flat=True)
+        if group_id is not None
+    }
+    group_ids.update(
+        _imported_on(day).exclude(old=F("new")).values_list("group_id", flat=True).distinct()
+    )
     return sorted(
         set(
             Group.objects.filter(pk__in=group_ids, td__isnull=False).values_list("td_id", flat=True)

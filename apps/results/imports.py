@@ -197,8 +197,8 @@ class Lines:
         score = line.score
         if isinstance(score, _Score):
             # A bad line's score is never written; a good one's is kept as its text.
-            kept = _has_moves(score) and not line.problems
-            score = _KeptScore.of(score, line.result) if kept else None
+            keep = _has_moves(score) and not line.problems
+            score = _KeptScore.of(score, line.result) if keep else None
         if code == RESULT_OTHER or score is not None or line.problems:
             self._extras[index] = (line.result, score, line.problems)
 
@@ -986,7 +986,7 @@ class _Scope:
         return self.groups[self.players[entrant][2]].number
 
 
-def _find_elsewhere(scope: _Scope, lines: Sequence[Line]) -> None:
+def _find_elsewhere(scope: _Scope, lines: Iterable[Line]) -> None:
     """For a group's import, find where the unknown codes play in the stage (one query per
     chunk of them), to say "plays in group 5" rather than "unknown"."""
     if scope.group is None:
@@ -1354,19 +1354,21 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
     results: dict[str, Result] = {r.value: r for r in Result}
     for start in range(0, len(matched), ARRAY_CHUNK):
         chunk = matched[start : start + ARRAY_CHUNK]
-        games = _games([game_ids[position] for position in chunk], lock=lock)
+        rows_read = _games([game_ids[position] for position in chunk], lock=lock)
         rows = []
         for position in chunk:
             index = indexes[position]
+            scored: Line | None = None
             if lines.plain(index):
                 number, day = lines._numbers[index], lines._dates[index]
                 result = results[RESULT_CODES[lines._results[index]]]
-                finished_on, line = (date.fromordinal(day) if day else None), None
+                finished_on = date.fromordinal(day) if day else None
             else:
-                line = lines[index]
-                number, finished_on, result = line.line, line.finished_on, results[line.result]
-            game = games[game_ids[position]]
-            row = _check(scope, plan, number, result, finished_on, line, game, locked, now)
+                scored = lines[index]
+                number, finished_on = scored.line, scored.finished_on
+                result = results[scored.result]
+            game = rows_read[game_ids[position]]
+            row = _check(scope, plan, number, result, finished_on, scored, game, locked, now)
             if row is not None:
                 rows.append(row)
         sink.write(rows)
