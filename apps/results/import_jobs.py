@@ -356,12 +356,15 @@ def run_import(job_id: int) -> str:
     job = _claim(job_id)
     if job is None:
         return "finished"
+    text, file_format, total_lines = job.text, job.file_format, job.total_lines
+    del job  # the lines read are all that is kept of the file (it may be 20 MB)
     try:
-        lines = imports.read_lines(job.text, job.file_format, _progress(job_id))
+        lines = imports.read_lines(text, file_format, _progress(job_id))
+        del text
         _count(
             job_id,
             phase=ResultImportJob.Phase.SAVING,
-            done_lines=job.total_lines,
+            done_lines=total_lines,
             games=len(lines),
         )
     except ActionError as error:
@@ -380,6 +383,7 @@ def _finish(job_id: int, lines: imports.Lines) -> str:
         job = (
             ResultImportJob.objects.select_for_update(no_key=True, of=("self",))
             .select_related("stage__tournament", "group", "started_by")
+            .defer("text")  # read already (it may be 20 MB)
             .get(pk=job_id)
         )
         if job.finished:
@@ -400,7 +404,9 @@ def _finish(job_id: int, lines: imports.Lines) -> str:
         job.result = report_data(report)
         job.status = ResultImportJob.Status.SUCCEEDED
         job.finished_at = timezone.now()
+        fields = ["result", "status", "finished_at", "updated_at"]
         if not job.dry_run or not report.applied:
             job.text = ""  # a dry run with something to import keeps its file to confirm
-        job.save(update_fields=["result", "status", "finished_at", "text", "updated_at"])
+            fields.append("text")
+        job.save(update_fields=fields)
     return job.status

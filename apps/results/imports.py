@@ -42,6 +42,7 @@ import gc
 import heapq
 import re
 from array import array
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -915,24 +916,63 @@ def _name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def _rows(query: models.QuerySet) -> Iterator[tuple]:
-    """The rows of a ``values_list`` query, many at a time: on PostgreSQL by one plain
-    query (a server-side cursor's round trips and Django's work a row cost more than the
+def _rows(query: models.QuerySet, types: Sequence[str]) -> Iterator[tuple]:
+    """The rows of a ``values_list`` query of columns of PostgreSQL ``types``: on
+    PostgreSQL streamed by ``COPY (query) TO STDOUT`` (a plain query's whole result is held
+    at once, a server-side cursor's round trips and Django's work a row cost more than the
     rows: seconds for a stage's 500,000 games)."""
     if connection.vendor != "postgresql":
         yield from query.iterator(chunk_size=10_000)
         return
-    sql, params = query.query.sql_with_params()
+    sql = connection.ops.compose_sql(*query.query.sql_with_params())  # type: ignore[attr-defined]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        while rows := cursor.fetchmany(10_000):
-            yield from rows
+        with cursor.copy(f"COPY ({sql}) TO STDOUT") as copy:
+            copy.set_types(list(types))
+            yield from copy.rows()
 
 
 def pair(white: int, black: int) -> int:
-    """One int for a game's (White, Black): keys of 500,000 games in a third of the memory
-    of tuples. (Ids are bigints: below 2**63.)"""
+    """One int for a game's (White, Black) (ids are bigints: below 2**63)."""
     return white << 64 | black
+
+
+class _Pairs:
+    """The games of a scope by (White, Black): ``get(white, black)`` is the game's id or
+    None. Read in the order of (White, Black), kept as two sorted arrays of 8-byte numbers
+    looked up by bisection (16 bytes a game; a dict of 500,000 games held 56 MB), or as a
+    dict when an id does not fit in 32 bits."""
+
+    def __init__(self) -> None:
+        self._keys = array("q")
+        self._games = array("q")
+        self._dict: dict[int, int] | None = None
+
+    def add(self, white: int, black: int, game: int) -> None:
+        """Add a game; call it in the order of (White, Black)."""
+        if self._dict is None and (white >> 31 or black >> 32):
+            self._dict = {
+                pair(key >> 32, key & 0xFFFFFFFF): value
+                for key, value in zip(self._keys, self._games, strict=True)
+            }
+            self._keys, self._games = array("q"), array("q")
+        if self._dict is not None:
+            self._dict[pair(white, black)] = game
+        else:
+            self._keys.append(white << 32 | black)
+            self._games.append(game)
+
+    def get(self, white: int, black: int) -> int | None:
+        if self._dict is not None:
+            return self._dict.get(pair(white, black))
+        if white >> 31 or black >> 32:
+            return None
+        key = white << 32 | black
+        keys = self._keys
+        at = bisect_left(keys, key)
+        return self._games[at] if at < len(keys) and keys[at] == key else None
+
+    def __len__(self) -> int:
+        return len(self._games) if self._dict is None else len(self._dict)
 
 
 @dataclass
@@ -942,11 +982,11 @@ class _Scope:
     stage: Stage
     group: Group | None
     codes: dict[str, int] = field(default_factory=dict)  # code -> entrant id
-    names: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     players: dict[int, tuple[str, str, int]] = field(default_factory=dict)  # (code, name, group)
     groups: dict[int, Group] = field(default_factory=dict)
-    # pair(white, black) -> game: one int a key (a file of 500,000 results, 500,000 games)
-    games: dict[int, int] = field(default_factory=dict)
+    games: _Pairs = field(default_factory=_Pairs)
+    # name key -> entrants, made when a line first names a player by name (a PGN file)
+    _names: dict[str, list[int]] | None = None
     # A group's import: unknown codes that play in another group of the stage -> its number.
     elsewhere: dict[str, int] = field(default_factory=dict)
 
@@ -959,19 +999,28 @@ class _Scope:
         scope.groups = {g.pk: g for g in groups.only("id", "stage_id", "number", "closed_at")}
         seats = Seat.objects.filter(group=group) if group else Seat.objects.filter(stage=stage)
         for entrant, code, name, group_id in _rows(
-            seats.values_list("entrant_id", "entrant__code", "entrant__name", "group_id")
+            seats.values_list("entrant_id", "entrant__code", "entrant__name", "group_id"),
+            ("int8", "text", "text", "int8"),
         ):
             scope.codes[code] = entrant
-            scope.names[_name_key(name)].append(entrant)
             scope.players[entrant] = (code, name, group_id)
         games = (
             Game.objects.filter(group=group) if group else Game.objects.filter(group__stage=stage)
         )
-        pairs = games.values_list("id", "white_id", "black_id")
-        found = scope.games
-        for game_id, white, black in _rows(pairs):
-            found[white << 64 | black] = game_id  # pair(white, black)
+        pairs = games.order_by("white_id", "black_id").values_list("white_id", "black_id", "id")
+        add = scope.games.add
+        for white, black, game_id in _rows(pairs, ("int8", "int8", "int8")):
+            add(white, black, game_id)
         return scope
+
+    @property
+    def names(self) -> dict[str, list[int]]:
+        """The entrants by their names (as :func:`_name_key` writes them)."""
+        if self._names is None:
+            self._names = defaultdict(list)
+            for entrant, (_code, name, _group) in self.players.items():
+                self._names[_name_key(name)].append(entrant)
+        return self._names
 
     def where(self) -> str:
         if self.group is not None:
@@ -1055,10 +1104,10 @@ def _pairing(scope: _Scope, line: Line) -> tuple[int, int] | None:
             0, _("White and Black are the same player, %(who)s") % {"who": scope.shown(white)}
         )
         return None
-    game = scope.games.get(pair(white, black))
+    game = scope.games.get(white, black)
     if game is not None:
         return game, scope.players[white][2]
-    if pair(black, white) in scope.games:
+    if scope.games.get(black, white) is not None:
         line.problems.insert(
             0,
             _("colours swapped: this pairing has %(white)s as White")
@@ -1309,7 +1358,7 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
         if lines.plain(index):  # the line of most files: both codes known, their game found
             white, black = codes.get(whites[index]), codes.get(blacks[index])
             if white is not None and black is not None:
-                game_id = games.get(white << 64 | black)  # pair(white, black)
+                game_id = games.get(white, black)
                 if game_id is not None:
                     game_ids.append(game_id)
                     indexes.append(index)
@@ -1328,11 +1377,13 @@ def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
             plan.problem(line.line, message)
     # In the order of the games' ids, a game's lines in the file's order: a game listed
     # again is refused on its later lines.
-    order = sorted(range(len(game_ids)), key=game_ids.__getitem__)
-    matched: list[int] = []  # positions in game_ids
+    count = len(game_ids)
+    # one int each: (game, position) in order (a list of tuples would hold four times more)
+    order = sorted(game_id * count + position for position, game_id in enumerate(game_ids))
+    matched = array("q")  # positions in game_ids
     previous = first = -1
-    for position in order:
-        game_id = game_ids[position]
+    for packed in order:
+        game_id, position = divmod(packed, count)
         if game_id == previous:
             line = lines[indexes[position]]
             plan.problem(
@@ -1596,7 +1647,7 @@ def apply_lines(
             require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
             if plan._problems:
                 raise _bad_lines(plan.problems)
-            scope.games = {}  # no longer needed; the writing needs the memory
+            scope.games = _Pairs()  # no longer needed; the writing needs the memory
             _apply(user, scope, plan, sink, file_format, job)
     return plan.report(file_format, False)
 
