@@ -244,17 +244,17 @@ def result_change_events(
     return events
 
 
-def imported_games(event: AuditEvent) -> set[int]:
-    """The ids of the games whose results the import ``event`` set (events written before
-    :class:`ResultChange` listed them in ``data["games"]``)."""
+def imported_games(event: AuditEvent, among: Iterable[int] | None = None) -> set[int]:
+    """The ids of the games whose results the import ``event`` set — of the games ``among``
+    if given (events written before :class:`ResultChange` listed them in
+    ``data["games"]``)."""
     if "games" in event.data:
-        return set(event.data["games"])
-    return set(
-        ResultChange.objects.filter(event=event)
-        .exclude(old=F("new"))
-        .values_list("game_id", flat=True)
-        .iterator(chunk_size=10_000)
-    )
+        found = set(event.data["games"])
+        return found if among is None else found & set(among)
+    changes = ResultChange.objects.filter(event=event).exclude(old=F("new"))
+    if among is not None:
+        changes = changes.filter(game_id__in=list(among))
+    return set(changes.values_list("game_id", flat=True).iterator(chunk_size=10_000))
 
 
 def entrant_withdrawn(
