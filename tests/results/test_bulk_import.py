@@ -734,3 +734,26 @@ def test_the_game_page_and_the_api_show_the_result_an_import_set(world, client):
     assert [(h["action"], h["old"], h["new"], h["actor"]) for h in history] == [
         (Action.RESULT_ENTERED, "", "1-0", display_name(td))
     ]
+
+
+@pytest.mark.postgres
+def test_a_game_changed_behind_the_import_s_back_refuses_the_whole_file(world, monkeypatch):
+    """The games are read, not locked (their groups are): a write that changed one anyway,
+    breaking the lock order, is caught by the versions the UPDATE checks — nothing is
+    imported."""
+    td, group = world.users["td"], world.group
+    games = games_of(group)
+    write = imports._Sink.write
+
+    def write_then_change(self, rows):
+        write(self, rows)
+        Game.objects.filter(pk=games[1].pk).update(version=7)
+
+    monkeypatch.setattr(imports._Sink, "write", write_then_change)
+    before = snapshot(group)
+    with pytest.raises(ActionError) as refused:
+        import_results(td, group=group, text=csv_file(line(games[0], "1-0"), line(games[1], "0-1")))
+    assert refused.value.code == ErrorCode.CONFLICT
+    assert "nothing was imported" in refused.value.message
+    assert snapshot(group) == before
+    assert not ResultChange.objects.exists()
