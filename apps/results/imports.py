@@ -14,9 +14,9 @@ The work comes in three steps, none of them knowing HTTP:
    transaction with the groups locked (every write into a group locks it first, so their
    games, read a chunk at a time in the order of their ids, stay as read; the writing checks
    their versions all the same), so a refusal changes nothing and what is applied is what
-   the locked rows allow. On PostgreSQL each chunk's changes are copied (COPY) into a temporary table, and
-   at the end one ``UPDATE … FROM`` it writes the games and one ``INSERT … SELECT`` the
-   audit: one ``results.imported`` event sums the import up, with a
+   the locked rows allow. On PostgreSQL each chunk's changes are copied (COPY) into a
+   temporary table, and at the end one ``UPDATE … FROM`` it writes the games and one
+   ``INSERT … SELECT`` the audit: one ``results.imported`` event sums the import up, with a
    :class:`~apps.core.models.ResultChange` row per game changed (old and new result),
    which the game's history shows. The standings are marked once per group touched (many
    groups of a stage: one pass over the stage recomputes them, then its ranking).
