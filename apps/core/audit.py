@@ -8,15 +8,15 @@ details code reads back have a builder here (:func:`result_changed`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from . import pagecache
-from .bulk import insert_rows
-from .models import AuditEvent
+from .bulk import insert_rows, insert_select
+from .models import AuditEvent, ResultChange
 from .permissions import Actor, signed_in
 
 
@@ -85,8 +85,8 @@ class Action(StrEnum):
     QUALIFICATION_CONFIRMED = "qualification.confirmed"  # the next stage's entrants were fixed
     # notifications
     NOTIFICATIONS_PREFERENCES_CHANGED = "notifications.preferences_changed"  # e-mail choices
-    # results, in bulk (every game whose result it set also gets its own result.entered)
-    RESULTS_IMPORTED = "results.imported"  # a CSV/PGN file of results (counts, game ids)
+    # results, in bulk (each game it changed is a ResultChange row of the event)
+    RESULTS_IMPORTED = "results.imported"  # a CSV/PGN file of results (counts)
     RESULTS_IMPORT_STARTED = "results.import_started"  # a big results import queued as a job
     RESULTS_IMPORT_FAILED = "results.import_failed"  # a results import job wrote nothing
     # results players report (the opponent confirms: the game also gets result.entered)
@@ -184,53 +184,92 @@ def results_imported(
     stage,
     group=None,
     file_format: str,
-    entered: Iterable,
-    scored: Iterable,
+    entered: int,
+    scored: int,
     unchanged: int,
+    groups: Iterable[int],
+    changes: Iterable[Sequence] = (),
+    changes_select: str | None = None,
     job: int | None = None,
 ) -> AuditEvent:
     """A file of results was imported into ``group`` (or, without one, into ``stage``).
 
-    One ``results.imported`` event holds the counts and the ids of every game changed. Each
-    game whose result the import set (``entered``: games with ``result`` set, in progress
-    before) also gets its own ``result.entered`` event, marked with the import event's id
-    (``data["import"]``): a game's history, its group's recent changes and the TDs' digest
-    read those. ``scored`` are games finished before with the same result whose score or
-    finish date the file added (no result changed, so no event of their own). ``job``: the
-    results import job that applied the file, if one did.
+    One ``results.imported`` event holds the counts: ``entered`` games got their result,
+    ``scored`` games finished before with the same result got a score or a finish date
+    only, ``unchanged`` lines left their game as it was. Each game it changed is a
+    :class:`ResultChange` row of the event (``old`` → ``new``; the same for a score only),
+    given as ``changes`` — rows of (game id, group id, old, new) — or, on PostgreSQL, as
+    ``changes_select``, a query giving those columns (the rows never reach Python). A game's
+    history, its group's recent changes and the TDs' digest read them
+    (:func:`result_change_events`). ``groups``: the groups of the changed games (their
+    cached pages are retired). ``job``: the results import job that applied the file.
     """
-    entered, scored = list(entered), list(scored)
     event = record(
         Action.RESULTS_IMPORTED,
         actor,
         stage=stage,
         group=group,
         format=file_format,
-        entered=len(entered),
-        scored=len(scored),
+        entered=entered,
+        scored=scored,
         unchanged=unchanged,
-        games=[g.pk for g in entered],
-        scored_games=[g.pk for g in scored],
         **({} if job is None else {"job": job}),
     )
-    insert_rows(
-        AuditEvent,
-        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
-        (
-            (
-                Action.RESULT_ENTERED.value,
-                event.actor_id,
-                event.tournament_id,
-                event.stage_id,
-                g.group_id,
-                g.pk,
-                {**result_change_data("", g.result, g.adjudicated, ""), "import": event.pk},
-            )
-            for g in entered
-        ),
-    )
-    pagecache.bump((pagecache.GROUP, g.group_id) for g in (*entered, *scored))
+    columns = ("event_id", "game_id", "group_id", "old", "new")
+    if changes_select is not None:
+        insert_select(
+            ResultChange,
+            columns,
+            f"SELECT CAST(%s AS bigint), q.* FROM ({changes_select}) q",
+            [event.pk],
+        )
+    else:
+        insert_rows(ResultChange, columns, ((event.pk, *row) for row in changes))
+    pagecache.bump((pagecache.GROUP, group_id) for group_id in set(groups))
     return event
+
+
+def result_change_events(
+    changes: QuerySet[ResultChange], limit: int | None = None
+) -> list[AuditEvent]:
+    """The games' result changes made by imports (``changes``: :class:`ResultChange` rows;
+    those that set no result — a score only — are left out) as the ``result.entered``
+    events they stand for: unsaved events with the import event's id, time, actor and
+    scope, the game's id and group, and the details of :func:`result_change_data` marked
+    with the import (``data["import"]``), for the readers of a game's or a group's history;
+    the first ``limit`` of them (None: all)."""
+    found = changes.exclude(old=F("new")).select_related("event__actor")[:limit]
+    events = []
+    for change in found:
+        event = change.event
+        stands_for = AuditEvent(
+            pk=event.pk,
+            created_at=event.created_at,
+            actor_id=event.actor_id,
+            action=Action.RESULT_ENTERED,
+            tournament_id=event.tournament_id,
+            stage_id=event.stage_id,
+            group_id=change.group_id,
+            game_id=change.game_id,
+            data={**result_change_data(change.old, change.new, False, ""), "import": event.pk},
+        )
+        if event.actor_id is not None:
+            stands_for.actor = event.actor
+        events.append(stands_for)
+    return events
+
+
+def imported_games(event: AuditEvent, among: Iterable[int] | None = None) -> set[int]:
+    """The ids of the games whose results the import ``event`` set — of the games ``among``
+    if given (events written before :class:`ResultChange` listed them in
+    ``data["games"]``)."""
+    if "games" in event.data:
+        found = set(event.data["games"])
+        return found if among is None else found & set(among)
+    changes = ResultChange.objects.filter(event=event).exclude(old=F("new"))
+    if among is not None:
+        changes = changes.filter(game_id__in=list(among))
+    return set(changes.values_list("game_id", flat=True).iterator(chunk_size=10_000))
 
 
 def entrant_withdrawn(

@@ -37,6 +37,24 @@ class AuditEvent(models.Model):
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
 
 
+class ResultChange(models.Model):
+    """One game's change by a bulk audit event (a results import, ``results.imported``):
+    the game's result before (``old``, '' = in progress) and after (``new``; the same when the
+    import only added a score or a finish date). Written by COPY, hundreds of thousands at
+    once, instead of an audit event per game; a game's history reads them (by ``game_id``)
+    as the changes they are (``apps.core.audit.result_change_events``). Ids, not foreign
+    keys, as the events' own."""
+
+    event = models.ForeignKey(AuditEvent, on_delete=models.CASCADE, related_name="result_changes")
+    game_id = models.BigIntegerField(db_index=True)
+    group_id = models.BigIntegerField()
+    old = models.CharField(max_length=8, blank=True)
+    new = models.CharField(max_length=8)
+
+    def __str__(self) -> str:
+        return f"game {self.game_id}: {self.old or '…'} → {self.new}"
+
+
 class Profile(models.Model):
     """What an account shows of itself to others: its display name (see ``apps.core.people``).
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -26,8 +26,15 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from apps.core.audit import RESULT_EVENTS, Action, record, withdrawn_entrant_code
-from apps.core.models import AuditEvent
+from apps.core.audit import (
+    RESULT_EVENTS,
+    Action,
+    imported_games,
+    record,
+    result_change_events,
+    withdrawn_entrant_code,
+)
+from apps.core.models import AuditEvent, ResultChange
 from apps.core.people import display_name, td_name
 from apps.core.permissions import Actor, require_signed_in
 from apps.core.results import Result
@@ -527,24 +534,25 @@ def import_digest_key(event_id: int, entrant_id: int) -> str:
     return f"import:{event_id}:{entrant_id}"
 
 
-def _imported_games(event_id: int) -> tuple[AuditEvent | None, QuerySet[Game], set[int]]:
-    """The import's event, its scope's games (its group's, else its stage's) and the ids of
-    the games whose results it set."""
+def _imported_games(event_id: int) -> tuple[AuditEvent | None, QuerySet[Game]]:
+    """The import's event and its scope's games (its group's, else its stage's); which of
+    them it set is :func:`~apps.core.audit.imported_games`."""
     event = AuditEvent.objects.filter(pk=event_id, action=Action.RESULTS_IMPORTED).first()
     if event is None or event.stage_id is None:
-        return None, Game.objects.none(), set()
+        return None, Game.objects.none()
     games = (
         Game.objects.filter(group_id=event.group_id)
         if event.group_id is not None
         else Game.objects.filter(group__stage_id=event.stage_id)
     )
-    return event, games, set(event.data.get("games", []))
+    return event, games
 
 
 def import_digest_batches(event_id: int) -> list[list[int]]:
     """The players (entrant ids) whose results the import ``event_id`` set, in batches of
-    ``IMPORT_DIGEST_BATCH`` (two queries)."""
-    _event, games, imported = _imported_games(event_id)
+    ``IMPORT_DIGEST_BATCH`` (three queries)."""
+    event, games = _imported_games(event_id)
+    imported = set() if event is None else imported_games(event)
     players: set[int] = set()
     for pk, white, black in games.values_list("pk", "white_id", "black_id").iterator(
         chunk_size=10_000
@@ -562,8 +570,8 @@ def import_digest_messages(event_id: int, entrant_ids: list[int]) -> list[Messag
     """Each of these players gets one e-mail listing their games whose results the import
     set, as they stand now (a game back in progress since is left out; a correction since
     sent its own e-mail); key ``import:<event>:<entrant>``, following the "results of my
-    games" preference (five queries a batch; three when none of them gets one)."""
-    event, games, imported = _imported_games(event_id)
+    games" preference (a fixed number of queries a batch, fewer when none of them gets one)."""
+    event, games = _imported_games(event_id)
     if event is None:
         return []
     recipients = entrant_recipients(Kind.RESULT, Entrant.objects.filter(pk__in=entrant_ids))
@@ -571,12 +579,15 @@ def import_digest_messages(event_id: int, entrant_ids: list[int]) -> list[Messag
         return []
     wanted = list(recipients)
     by_entrant: dict[int, list[Game]] = defaultdict(list)
-    for game in (
+    own = list(
         games.filter(Q(white_id__in=wanted) | Q(black_id__in=wanted))
         .exclude(result="")
         .select_related("white", "black", "group__stage__tournament")
         .order_by("group__number", "number")
-    ):
+    )
+    # the import's changes of these games only (an import of a stage has 500,000)
+    imported = imported_games(event, among=[game.pk for game in own])
+    for game in own:
         if game.pk not in imported:
             continue
         for entrant_id in (game.white_id, game.black_id):
@@ -757,14 +768,29 @@ def _changes_on(day: date) -> QuerySet[AuditEvent]:
     )
 
 
+def _imported_on(day: date) -> QuerySet[ResultChange]:
+    """The games' changes by the results imports of ``day``."""
+    start, end = day_bounds(day)
+    return ResultChange.objects.filter(
+        event__created_at__gte=start,
+        event__created_at__lt=end,
+        event__action=Action.RESULTS_IMPORTED,
+    )
+
+
 def digest_recipients(day: date) -> list[int]:
-    """The TDs (user ids) of the groups that changed on ``day`` (two queries)."""
-    group_ids = _changes_on(day).exclude(group_id=None).values_list("group_id", flat=True)
+    """The TDs (user ids) of the groups that changed on ``day`` (three queries)."""
+    group_ids: set[int] = {
+        group_id
+        for group_id in _changes_on(day).values_list("group_id", flat=True)
+        if group_id is not None
+    }
+    group_ids.update(
+        _imported_on(day).exclude(old=F("new")).values_list("group_id", flat=True).distinct()
+    )
     return sorted(
         set(
-            Group.objects.filter(pk__in=set(group_ids), td__isnull=False).values_list(
-                "td_id", flat=True
-            )
+            Group.objects.filter(pk__in=group_ids, td__isnull=False).values_list("td_id", flat=True)
         )
     )
 
@@ -783,6 +809,8 @@ def td_digest_message(td_id: int, day: date) -> Message | None:
         .select_related("actor")
         .order_by("group_id", "created_at", "id")
     )
+    events += result_change_events(_imported_on(day).filter(group_id__in=list(groups)))
+    events.sort(key=lambda e: (e.group_id, e.created_at, e.pk))
     if not events:
         return None
     games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})

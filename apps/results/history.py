@@ -8,8 +8,14 @@ from datetime import datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from apps.core.audit import RESULT_EVENTS, Action, withdrawals_of, withdrawn_entrant_code
-from apps.core.models import AuditEvent
+from apps.core.audit import (
+    RESULT_EVENTS,
+    Action,
+    result_change_events,
+    withdrawals_of,
+    withdrawn_entrant_code,
+)
+from apps.core.models import AuditEvent, ResultChange
 from apps.core.people import display_name
 from apps.core.results import Result
 from apps.groups.models import Game, Group
@@ -66,7 +72,7 @@ def _change(event: AuditEvent, game: Game | None = None, forfeits: int = 0) -> C
     shown = game
     if event.action == Action.RESULT_CORRECTED:
         what = _("corrected")
-    elif data.get("import"):  # one game of a results file (apps.core.audit.results_imported)
+    elif data.get("import"):  # one game of a results file (apps.core.audit.result_change_events)
         what = _("imported")
     else:
         what = _("entered")
@@ -83,9 +89,11 @@ def _change(event: AuditEvent, game: Game | None = None, forfeits: int = 0) -> C
 
 
 def game_events(game: Game) -> list[AuditEvent]:
-    """Every change of the game, newest first: its own events and the withdrawal that
-    turned it into a forfeit (``game.forfeited_by``; two queries, with White and Black)."""
+    """Every change of the game, newest first: its own events, the results imports that set
+    its result (as the events they stand for) and the withdrawal that turned it into a
+    forfeit (``game.forfeited_by``; three queries, with White and Black)."""
     events = list(AuditEvent.objects.filter(game_id=game.pk).select_related("actor"))
+    events += result_change_events(ResultChange.objects.filter(game_id=game.pk))
     if game.forfeited_by_id is not None:
         withdrawn = game.white if game.forfeited_by_id == game.white_id else game.black
         events += (
@@ -100,11 +108,19 @@ def game_history(game: Game) -> list[Change]:
 
 
 def recent_changes(group: Group) -> list[Change]:
+    """The group's latest :data:`RECENT` result changes, newest first: its events and the
+    results its games got from imports."""
     events = list(
         AuditEvent.objects.filter(group_id=group.pk, action__in=RESULT_EVENTS)
         .select_related("actor")
         .order_by("-created_at", "-id")[:RECENT]
     )
+    imported = ResultChange.objects.filter(
+        game_id__in=Game.objects.filter(group=group).values("pk")
+    ).order_by("-event__created_at", "-event_id", "game_id")
+    events += result_change_events(imported, RECENT)
+    events.sort(key=lambda e: (e.created_at, e.pk), reverse=True)
+    del events[RECENT:]
     games = Game.objects.select_related("white", "black").in_bulk({e.game_id for e in events})
     withdrawals = any(e.action == Action.ENTRANT_WITHDRAWN for e in events)
     forfeits = forfeit_counts([group.pk]) if withdrawals else {}

@@ -16,9 +16,10 @@ refuses a second one that overlaps it while it waits or runs (409; the constrain
 
 1. claims the job (pending or running → running; a finished job is left alone, so a task
    delivered twice, or queued again by the sweep, does nothing the second time);
-2. reads the file (``imports.read_lines``), storing the line reached every
-   ``imports.PROGRESS_EVERY`` games in committed writes (each one a heartbeat), so a
-   progress bar moves — reading (python-chess checking every move) is the slow part;
+2. reads the file (``imports.read_lines``), storing the line reached (told every
+   ``imports.PROGRESS_EVERY`` games) at most every :data:`PROGRESS_SECONDS` in committed
+   writes (each one a heartbeat), so a progress bar moves — reading (python-chess
+   checking every move) is the slow part;
 3. checks every line against the games and, unless a dry run, applies them
    (``imports.apply_lines``: the groups and games locked), in one transaction together
    with the job's outcome — or the job fails with every bad line and nothing written.
@@ -34,6 +35,7 @@ very file that was checked.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -63,8 +65,10 @@ KEEP_PREVIEW = timedelta(days=1)
 # SAVING_PERCENT while everything is checked and written), all the way for a dry run.
 CHECKED_PERCENT = 70
 SAVING_PERCENT = 85
+# Reading stores its progress (a heartbeat) at most this often.
+PROGRESS_SECONDS = 1.0
 # How many of the changes a preview keeps to list (it counts them all).
-PREVIEW_ROWS = 500
+PREVIEW_ROWS = imports.PREVIEW_ROWS
 
 
 def job_chars() -> int:
@@ -329,6 +333,22 @@ def _count(job_id: int, **values: Any) -> None:
         raise _Stopped(job_id)
 
 
+def _progress(job_id: int) -> imports.Progress:
+    """What reading tells: stored (:func:`_count`) the first time and then at most every
+    :data:`PROGRESS_SECONDS` — a committed write each, which for every thousand lines of a
+    file of 500,000 cost seconds."""
+    stored_at: float | None = None
+
+    def progress(line: int, games: int) -> None:
+        nonlocal stored_at
+        now = time.monotonic()
+        if stored_at is None or now - stored_at >= PROGRESS_SECONDS:
+            _count(job_id, done_lines=line, games=games)
+            stored_at = now
+
+    return progress
+
+
 def run_import(job_id: int) -> str:
     """Run the job: read its file counting the lines, then check it and (unless a dry run)
     apply it in one transaction with the job's outcome. Returns the job's status, or
@@ -336,16 +356,15 @@ def run_import(job_id: int) -> str:
     job = _claim(job_id)
     if job is None:
         return "finished"
+    text, file_format, total_lines = job.text, job.file_format, job.total_lines
+    del job  # the lines read are all that is kept of the file (it may be 20 MB)
     try:
-        lines = imports.read_lines(
-            job.text,
-            job.file_format,
-            lambda line, games: _count(job_id, done_lines=line, games=games),
-        )
+        lines = imports.read_lines(text, file_format, _progress(job_id))
+        del text
         _count(
             job_id,
             phase=ResultImportJob.Phase.SAVING,
-            done_lines=job.total_lines,
+            done_lines=total_lines,
             games=len(lines),
         )
     except ActionError as error:
@@ -356,7 +375,7 @@ def run_import(job_id: int) -> str:
     return _finish(job_id, lines)
 
 
-def _finish(job_id: int, lines: list[imports.Line]) -> str:
+def _finish(job_id: int, lines: imports.Lines) -> str:
     """Check (and apply) the lines read, and record the outcome on the job, in one
     transaction: the job's row first (outside the lock order: no request waits for it), so
     a second run of the job waits here and then finds it finished."""
@@ -364,6 +383,7 @@ def _finish(job_id: int, lines: list[imports.Line]) -> str:
         job = (
             ResultImportJob.objects.select_for_update(no_key=True, of=("self",))
             .select_related("stage__tournament", "group", "started_by")
+            .defer("text")  # read already (it may be 20 MB)
             .get(pk=job_id)
         )
         if job.finished:
@@ -384,7 +404,9 @@ def _finish(job_id: int, lines: list[imports.Line]) -> str:
         job.result = report_data(report)
         job.status = ResultImportJob.Status.SUCCEEDED
         job.finished_at = timezone.now()
+        fields = ["result", "status", "finished_at", "updated_at"]
         if not job.dry_run or not report.applied:
             job.text = ""  # a dry run with something to import keeps its file to confirm
-        job.save(update_fields=["result", "status", "finished_at", "text", "updated_at"])
+            fields.append("text")
+        job.save(update_fields=fields)
     return job.status

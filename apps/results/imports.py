@@ -11,12 +11,18 @@ The work comes in three steps, none of them knowing HTTP:
    (White, Black), and says what is wrong with it: an unknown player, no such pairing, the
    colours swapped, a game listed twice, finished already with another result, a closed group.
 3. **Applying** (:func:`import_results` without ``dry_run``) does it all again in one
-   transaction with the groups (then their games) locked, so a refusal changes nothing and
-   what is applied is what the locked rows allow. Changed games are written with
-   ``update_rows`` (on PostgreSQL, for more than a few games, one COPY and one
-   ``UPDATE … FROM``), one ``results.imported`` audit event sums the import up (with a
-   ``result.entered`` event per result, so every game's history shows it), and the standings
-   are marked once per group touched.
+   transaction with the groups locked (every write into a group locks it first, so their
+   games, read a chunk at a time in the order of their ids, stay as read; the writing checks
+   their versions all the same), so a refusal changes nothing and what is applied is what
+   the locked rows allow. On PostgreSQL each chunk's changes are copied (COPY) into a
+   temporary table, and at the end one ``UPDATE … FROM`` it writes the games and one
+   ``INSERT … SELECT`` the audit: one ``results.imported`` event sums the import up, with a
+   :class:`~apps.core.models.ResultChange` row per game changed (old and new result),
+   which the game's history shows. The standings are marked once per group touched (many
+   groups of a stage: one pass over the stage recomputes them, then its ranking).
+
+A file of 500,000 results is held as :class:`Lines` (about 30 bytes a line) and checked in
+chunks: no record per line lives longer than its chunk.
 
 A game finished already with the same result is *unchanged* (importing a file twice is
 harmless); if the file brings a score or a finish date the game did not have (or another
@@ -34,10 +40,12 @@ from __future__ import annotations
 
 import csv
 import gc
-import io
+import heapq
 import re
+from array import array
+from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -54,6 +62,7 @@ from django.utils.translation import ngettext
 from apps.core.audit import results_imported
 from apps.core.bulk import column_of, field_of, update_rows
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.models import AuditEvent
 from apps.core.permissions import Actor, require_organizer, require_result_entry
 from apps.core.results import Result
 from apps.core.text import lines_with_nul
@@ -74,6 +83,8 @@ CSV_REQUIRED = ("white", "black", "result")
 # their ids, ARRAY_CHUNK a query.
 CHUNK = 1000
 ARRAY_CHUNK = 10_000
+# The results an import sets.
+FINISHED = frozenset(r.value for r in Result if r.finished)
 # PGN results; a forfeit (not played) may stand in a Result tag only without moves.
 PLAYED = (Result.WHITE_WINS, Result.BLACK_WINS, Result.DRAW)
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -83,6 +94,8 @@ UNKNOWN_DATE = "????.??.??"
 TAG_LINE = chess.pgn.TAG_REGEX
 # Reading tells its progress (:data:`Progress`) after every this many games or rows.
 PROGRESS_EVERY = 1000
+# How many of the changes a report keeps to show (it counts them all).
+PREVIEW_ROWS = 500
 
 # What reading tells as it goes: (the line reached, games or rows read so far).
 Progress = Callable[[int, int], None]
@@ -93,7 +106,7 @@ Progress = Callable[[int, int], None]
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     """One game of the file, as read: ``white``/``black`` are entrant codes, or names where
     ``by_name`` says so (a PGN game without a code tag for that side); ``problems`` are what
@@ -104,7 +117,7 @@ class Line:
     black: str
     result: str
     finished_on: date | None = None
-    score: _Score | None = None
+    score: _Score | _KeptScore | None = None
     by_name: tuple[bool, bool] = (False, False)
     problems: list[str] = field(default_factory=list)
 
@@ -132,27 +145,114 @@ class Change:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did (or, in a dry run, would do): the games it changes and how many
-    lines left their game as it was."""
+    """What an import did (or, in a dry run, would do): how many games it changes
+    (``applied``), of those how many get their result (``results``), how many lines left
+    their game as it was, and the first :data:`PREVIEW_ROWS` changes in the file's order
+    (``changes``; a file of 500,000 results keeps no more than these)."""
 
     file_format: str
     dry_run: bool
     changes: list[Change]
     unchanged: int
-
-    @property
-    def applied(self) -> int:
-        return len(self.changes)
-
-    @property
-    def results(self) -> int:
-        """How many games get their result from the file."""
-        return sum(1 for c in self.changes if c.result_set)
+    applied: int
+    results: int
 
     @property
     def scores_only(self) -> int:
         """How many finished games only get a score or a finish date."""
         return self.applied - self.results
+
+
+# The results a line may give, by their index in Lines (RESULT_OTHER: a text that is none).
+RESULT_CODES: tuple[str, ...] = tuple(Result.values)
+_RESULT_INDEX = {code: index for index, code in enumerate(RESULT_CODES)}
+RESULT_OTHER = 255
+
+
+class Lines:
+    """The lines of a file as read, kept compactly: a line's number, players, result, finish
+    date in arrays (the players' codes kept once each), its score and problems only when it
+    has them — about 30 bytes a line, where the :class:`Line` records of a file of 500,000
+    results held 300 MB. Reading one (``lines[i]``, iterating) gives a new :class:`Line`."""
+
+    def __init__(self) -> None:
+        self._numbers = array("q")
+        self._whites: list[str] = []
+        self._blacks: list[str] = []
+        self._results = bytearray()
+        self._dates = array("l")  # date ordinals, 0 for none
+        self._by_name = bytearray()  # bit 0: White by name, bit 1: Black
+        # (result, score, problems) of a line with a score or problems, or another result
+        self._extras: dict[int, tuple[str, _KeptScore | None, list[str]]] = {}
+        self._kept: dict[str, str] = {}  # each code (or name) once
+
+    def append(self, line: Line) -> None:
+        index = len(self._numbers)
+        kept = self._kept
+        self._numbers.append(line.line)
+        self._whites.append(kept.setdefault(line.white, line.white))
+        self._blacks.append(kept.setdefault(line.black, line.black))
+        code = _RESULT_INDEX.get(line.result, RESULT_OTHER)
+        self._results.append(code)
+        self._dates.append(line.finished_on.toordinal() if line.finished_on else 0)
+        self._by_name.append(line.by_name[0] | line.by_name[1] << 1)
+        score = line.score
+        if isinstance(score, _Score):
+            # A bad line's score is never written; a good one's is kept as its text.
+            keep = _has_moves(score) and not line.problems
+            score = _KeptScore.of(score, line.result) if keep else None
+        if code == RESULT_OTHER or score is not None or line.problems:
+            self._extras[index] = (line.result, score, line.problems)
+
+    def add(self, number: int, white: str, black: str, result: int, day: int) -> None:
+        """Append a line read without a problem, a score or names: its number, the codes
+        of its players, the index of its result in RESULT_CODES, its finish date's ordinal
+        (0: none). (What :meth:`append` does with such a :class:`Line`, without one.)"""
+        kept = self._kept
+        self._numbers.append(number)
+        self._whites.append(kept.setdefault(white, white))
+        self._blacks.append(kept.setdefault(black, black))
+        self._results.append(result)
+        self._dates.append(day)
+        self._by_name.append(0)
+
+    def plain(self, index: int) -> bool:
+        """Whether line ``index`` names its players by code and has no score, no problem
+        and a result code (the lines :meth:`add` takes)."""
+        return index not in self._extras and not self._by_name[index]
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def __getitem__(self, index: int) -> Line:
+        extra = self._extras.get(index)
+        if extra is None:
+            result, score, problems = RESULT_CODES[self._results[index]], None, []
+        else:
+            result, score, problems = extra[0], extra[1], list(extra[2])
+        day = self._dates[index]
+        flags = self._by_name[index]
+        return Line(
+            self._numbers[index],
+            self._whites[index],
+            self._blacks[index],
+            result,
+            date.fromordinal(day) if day else None,
+            score,
+            (bool(flags & 1), bool(flags & 2)),
+            problems,
+        )
+
+    def __iter__(self) -> Iterator[Line]:
+        for index in range(len(self._numbers)):
+            yield self[index]
+
+    @classmethod
+    def of(cls, lines: Iterable[Line]) -> Lines:
+        kept = cls()
+        for line in lines:
+            kept.append(line)
+        return kept
 
 
 @dataclass(frozen=True)
@@ -185,7 +285,7 @@ class _LineCountingReader:
     ROSTER = frozenset({"Event", "Site", "Date", "Round", "White", "Black", "Result"})
 
     def __init__(self, text: str) -> None:
-        self._text = io.StringIO(text)
+        self._text = _text_lines(text)  # not a StringIO: four bytes a character
         self._held = ""
         self._in_moves = False
         self._state = "start"  # start, tags, gap (a blank line after tags), moves
@@ -201,7 +301,7 @@ class _LineCountingReader:
         if self._held:
             line, self._held = self._held, ""
             return self._counted(line)
-        line = self._text.readline()
+        line = next(self._text, "")
         if not line:
             return line
         is_tag = TAG_LINE.match(line) is not None
@@ -231,7 +331,7 @@ class _LineCountingReader:
         return line
 
     def read(self) -> str:
-        return self._held + self._text.read()
+        return self._held + "".join(self._text)
 
 
 _UNESCAPE = re.compile(r'\\(["\\])')
@@ -251,6 +351,36 @@ def stored_score(score: chess.pgn.Game) -> str:
     """A score as a game keeps it: python-chess's export (tags, comments and variations),
     its tag values escaped."""
     return score.accept(_ScoreExporter(headers=True, variations=True, comments=True))
+
+
+@dataclass(slots=True)
+class _KeptScore:
+    """A game score read and checked, kept until the game it belongs to is known: its tags
+    and its moves as the game keeps them (python-chess's export without the tags) — a few
+    hundred bytes, where python-chess's game is a node a move (a 250,000-game PGN file's
+    held 1.5 GB). :func:`_kept_text` writes it whole, as :func:`stored_score` writes the
+    game."""
+
+    headers: chess.pgn.Headers
+    moves: str
+
+    @classmethod
+    def of(cls, game: _Score, result: str) -> _KeptScore:
+        """``game`` (with moves) kept, its Result tag ``result`` (the result its moves end
+        with in the text, as the stored score has them)."""
+        game.headers["Result"] = result
+        moves = game.accept(_ScoreExporter(headers=False, variations=True, comments=True))
+        return cls(game.headers, moves)
+
+
+def _kept_text(score: _KeptScore) -> str:
+    """The kept score as :func:`stored_score` writes the game: its tags, a blank line, its
+    moves."""
+    tags = [
+        '[{} "{}"]'.format(name, value.replace("\\", "\\\\").replace('"', '\\"'))
+        for name, value in score.headers.items()
+    ]
+    return "\n".join([*tags, "", score.moves]) if tags else score.moves
 
 
 class _Score(chess.pgn.Game):
@@ -489,7 +619,7 @@ def checked_game_score(game: Game, result: str, text: str) -> str:
     return stored
 
 
-def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
+def read_csv(text: str, progress: Progress | None = None) -> Lines:
     """The lines of a results CSV: a header naming the columns ``white``, ``black``,
     ``result`` and optionally ``date`` and ``pgn`` (any order), then one game a line.
 
@@ -497,7 +627,7 @@ def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
     its line (:attr:`Line.problems`) so that all of them are listed together. ``progress``
     is told every :data:`PROGRESS_EVERY` rows.
     """
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    reader = csv.reader(_text_lines(text.lstrip("\ufeff")))
     rows = _csv_rows(reader)
     header_line, header = next(rows, (1, []))
     names = [cell.strip().lower() for cell in header]
@@ -514,13 +644,31 @@ def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
             )
             % {"found": ", ".join(header) or _("nothing")},
         )
-    lines: list[Line] = []
+    lines = Lines()
     width = len(names)
     checked: dict[str, list[str]] = {}  # the problems of each result code met, checked once
     latest = _latest_date()
+    # The plain line (codes, a finished result, an ISO date or none, no score) is read here
+    # at once; any other goes through _csv_line, which finds its problems.
+    white, black, result = names.index("white"), names.index("black"), names.index("result")
+    when = names.index("date") if "date" in names else None
+    score = names.index("pgn") if "pgn" in names else None
+    plain = {code: index for index, code in enumerate(RESULT_CODES) if code in FINISHED}
+    add = lines.add
     for number, row in rows:
         if progress is not None and lines and len(lines) % PROGRESS_EVERY == 0:
             progress(number, len(lines))
+        if len(row) == width and (score is None or not row[score].strip()):
+            code = plain.get(row[result].strip().removeprefix("'"))
+            white_code, black_code = row[white].strip(), row[black].strip()
+            if code is not None and white_code and black_code:
+                day = 0
+                if when is not None and (text_date := row[when].strip()):
+                    parsed = _iso_date(text_date)
+                    day = parsed.toordinal() if parsed is not None and parsed <= latest else -1
+                if day >= 0:
+                    add(number, white_code, black_code, code, day)
+                    continue
         if len(row) > width and any(map(str.strip, row[width:])):
             lines.append(
                 Line(
@@ -538,6 +686,29 @@ def read_csv(text: str, progress: Progress | None = None) -> list[Line]:
         cells = dict(zip(names, map(str.strip, row), strict=False))
         lines.append(_csv_line(number, cells, checked, latest))
     return lines
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` as a file of it gives them (each up to its "\\n", kept), one at a
+    time: a StringIO of a 10 MB file holds 40 MB."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start : end + 1]
+        start = end + 1
+
+
+def _iso_date(text: str) -> date | None:
+    """A date written YYYY-MM-DD, or None."""
+    if not ISO_DATE.fullmatch(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _csv_rows(reader) -> Iterator[tuple[int, list[str]]]:
@@ -580,14 +751,15 @@ def _csv_line(
             line.problems.append(
                 _("the date %(date)r is not a date written YYYY-MM-DD") % {"date": when}
             )
-    line.score, problems = _csv_score(cells.get("pgn", ""), result)
+    score, problems = _csv_score(cells.get("pgn", ""), result)
+    line.score = score
     line.problems += problems
-    if line.score is not None and line.finished_on is None and not problems:
-        line.finished_on, problem = pgn_date(line.score.headers.get("Date", UNKNOWN_DATE))
+    if score is not None and line.finished_on is None and not problems:
+        line.finished_on, problem = pgn_date(score.headers.get("Date", UNKNOWN_DATE))
         line.problems += [problem] if problem else []
     line.problems += _check_date(line.finished_on, latest)
-    if line.score is not None and not line.problems:
-        line.problems += _ending_problems(line.score, Result(result))
+    if score is not None and not line.problems:
+        line.problems += _ending_problems(score, Result(result))
     return line
 
 
@@ -613,7 +785,7 @@ def _result_problems(result: str) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def read_pgn(text: str) -> list[Line]:
+def read_pgn(text: str) -> Lines:
     """The games of a PGN file. A game's players are its ``WhiteCode``/``BlackCode`` tags
     (entrant codes), or else its ``White``/``Black`` tags (names); its result is the
     ``Result`` tag, its finish date the ``Date`` tag when complete (YYYY.MM.DD). The games
@@ -621,14 +793,12 @@ def read_pgn(text: str) -> list[Line]:
     return read_pgn_until(text)[0]
 
 
-def read_pgn_until(
-    text: str, progress: Progress | None = None
-) -> tuple[list[Line], Problem | None]:
+def read_pgn_until(text: str, progress: Progress | None = None) -> tuple[Lines, Problem | None]:
     """The games of a PGN file up to where it stops being readable as games, and (None if
     it never does) where and why it stopped, with how many games were read. ``progress`` is
     told every :data:`PROGRESS_EVERY` games."""
     reader = _LineCountingReader(text.lstrip("\ufeff"))
-    lines = []
+    lines = Lines()
     while (game := _read_score(reader)) is not None:
         lines.append(_pgn_line(game))
         if progress is not None and len(lines) % PROGRESS_EVERY == 0:
@@ -648,7 +818,7 @@ def read_pgn_until(
     return lines, Problem(reader.stopped_at, message)
 
 
-def _tag(game: _Score, name: str) -> str:
+def _tag(game: _Score | _KeptScore, name: str) -> str:
     value = game.headers.get(name, "").strip()
     return "" if value == "?" else value
 
@@ -705,7 +875,7 @@ def refuse_nul(text: str) -> None:
         )
 
 
-def read_lines(text: str, file_format: str, progress: Progress | None = None) -> list[Line]:
+def read_lines(text: str, file_format: str, progress: Progress | None = None) -> Lines:
     """The file's lines, read as ``file_format`` (``csv`` or ``pgn``), telling ``progress``
     as it goes. A file with NUL characters is refused before it is read, each line with one
     listed (no code, name, tag or score can hold NUL: PostgreSQL's text cannot)."""
@@ -747,6 +917,65 @@ def _name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _rows(query: models.QuerySet, types: Sequence[str]) -> Iterator[tuple]:
+    """The rows of a ``values_list`` query of columns of PostgreSQL ``types``: on
+    PostgreSQL streamed by ``COPY (query) TO STDOUT`` (a plain query's whole result is held
+    at once, a server-side cursor's round trips and Django's work a row cost more than the
+    rows: seconds for a stage's 500,000 games)."""
+    if connection.vendor != "postgresql":
+        yield from query.iterator(chunk_size=10_000)
+        return
+    sql = connection.ops.compose_sql(*query.query.sql_with_params())  # type: ignore[attr-defined]
+    with connection.cursor() as cursor:
+        with cursor.copy(f"COPY ({sql}) TO STDOUT") as copy:
+            copy.set_types(list(types))
+            yield from copy.rows()
+
+
+def pair(white: int, black: int) -> int:
+    """One int for a game's (White, Black) (ids are bigints: below 2**63)."""
+    return white << 64 | black
+
+
+class _Pairs:
+    """The games of a scope by (White, Black): ``get(white, black)`` is the game's id or
+    None. Read in the order of (White, Black), kept as two sorted arrays of 8-byte numbers
+    looked up by bisection (16 bytes a game; a dict of 500,000 games held 56 MB), or as a
+    dict when an id does not fit in 32 bits."""
+
+    def __init__(self) -> None:
+        self._keys = array("q")
+        self._games = array("q")
+        self._dict: dict[int, int] | None = None
+
+    def add(self, white: int, black: int, game: int) -> None:
+        """Add a game; call it in the order of (White, Black)."""
+        if self._dict is None and (white >> 31 or black >> 32):
+            self._dict = {
+                pair(key >> 32, key & 0xFFFFFFFF): value
+                for key, value in zip(self._keys, self._games, strict=True)
+            }
+            self._keys, self._games = array("q"), array("q")
+        if self._dict is not None:
+            self._dict[pair(white, black)] = game
+        else:
+            self._keys.append(white << 32 | black)
+            self._games.append(game)
+
+    def get(self, white: int, black: int) -> int | None:
+        if self._dict is not None:
+            return self._dict.get(pair(white, black))
+        if white >> 31 or black >> 32:
+            return None
+        key = white << 32 | black
+        keys = self._keys
+        at = bisect_left(keys, key)
+        return self._games[at] if at < len(keys) and keys[at] == key else None
+
+    def __len__(self) -> int:
+        return len(self._games) if self._dict is None else len(self._dict)
+
+
 @dataclass
 class _Scope:
     """The players and games a file may name: one group's, or a whole stage's."""
@@ -754,10 +983,11 @@ class _Scope:
     stage: Stage
     group: Group | None
     codes: dict[str, int] = field(default_factory=dict)  # code -> entrant id
-    names: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     players: dict[int, tuple[str, str, int]] = field(default_factory=dict)  # (code, name, group)
     groups: dict[int, Group] = field(default_factory=dict)
-    games: dict[tuple[int, int], int] = field(default_factory=dict)  # (white, black) -> game
+    games: _Pairs = field(default_factory=_Pairs)
+    # name key -> entrants, made when a line first names a player by name (a PGN file)
+    _names: dict[str, list[int]] | None = None
     # A group's import: unknown codes that play in another group of the stage -> its number.
     elsewhere: dict[str, int] = field(default_factory=dict)
 
@@ -769,20 +999,29 @@ class _Scope:
         groups = Group.objects.filter(pk=group.pk) if group else stage.groups.all()
         scope.groups = {g.pk: g for g in groups.only("id", "stage_id", "number", "closed_at")}
         seats = Seat.objects.filter(group=group) if group else Seat.objects.filter(stage=stage)
-        for entrant, code, name, group_id in seats.values_list(
-            "entrant_id", "entrant__code", "entrant__name", "group_id"
-        ).iterator(chunk_size=10_000):
+        for entrant, code, name, group_id in _rows(
+            seats.values_list("entrant_id", "entrant__code", "entrant__name", "group_id"),
+            ("int8", "text", "text", "int8"),
+        ):
             scope.codes[code] = entrant
-            scope.names[_name_key(name)].append(entrant)
             scope.players[entrant] = (code, name, group_id)
         games = (
             Game.objects.filter(group=group) if group else Game.objects.filter(group__stage=stage)
         )
-        for game_id, white, black in games.values_list("id", "white_id", "black_id").iterator(
-            chunk_size=10_000
-        ):
-            scope.games[(white, black)] = game_id
+        pairs = games.order_by("white_id", "black_id").values_list("white_id", "black_id", "id")
+        add = scope.games.add
+        for white, black, game_id in _rows(pairs, ("int8", "int8", "int8")):
+            add(white, black, game_id)
         return scope
+
+    @property
+    def names(self) -> dict[str, list[int]]:
+        """The entrants by their names (as :func:`_name_key` writes them)."""
+        if self._names is None:
+            self._names = defaultdict(list)
+            for entrant, (_code, name, _group) in self.players.items():
+                self._names[_name_key(name)].append(entrant)
+        return self._names
 
     def where(self) -> str:
         if self.group is not None:
@@ -797,7 +1036,7 @@ class _Scope:
         return self.groups[self.players[entrant][2]].number
 
 
-def _find_elsewhere(scope: _Scope, lines: Sequence[Line]) -> None:
+def _find_elsewhere(scope: _Scope, lines: Iterable[Line]) -> None:
     """For a group's import, find where the unknown codes play in the stage (one query per
     chunk of them), to say "plays in group 5" rather than "unknown"."""
     if scope.group is None:
@@ -852,8 +1091,9 @@ def _player(scope: _Scope, who: str, by_name: bool, problems: list[str]) -> int 
     return None
 
 
-def _pairing(scope: _Scope, line: Line) -> int | None:
-    """The game a line is about, or None with the reasons in ``line.problems``."""
+def _pairing(scope: _Scope, line: Line) -> tuple[int, int] | None:
+    """The game a line is about and its group, or None with the reasons in
+    ``line.problems``."""
     problems: list[str] = []
     white = _player(scope, line.white, line.by_name[0], problems) if line.white else None
     black = _player(scope, line.black, line.by_name[1], problems) if line.black else None
@@ -865,10 +1105,10 @@ def _pairing(scope: _Scope, line: Line) -> int | None:
             0, _("White and Black are the same player, %(who)s") % {"who": scope.shown(white)}
         )
         return None
-    game = scope.games.get((white, black))
+    game = scope.games.get(white, black)
     if game is not None:
-        return game
-    if (black, white) in scope.games:
+        return game, scope.players[white][2]
+    if scope.games.get(black, white) is not None:
         line.problems.insert(
             0,
             _("colours swapped: this pairing has %(white)s as White")
@@ -957,13 +1197,18 @@ def _games_by_array(ordered: list[int], *, lock: bool) -> dict[int, _GameRow]:
     meta = Game._meta
     columns = ", ".join(quote(column_of(field_of(Game, name))) for name in GAME_FIELDS)
     key = quote(column_of(meta.pk))
-    sql = f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s) ORDER BY {key}"
+    sql = (
+        f"SELECT {columns} FROM {quote(meta.db_table)} WHERE {key} = ANY(%s::bigint[])"
+        f" ORDER BY {key}"
+    )
     if lock:
         sql += " FOR NO KEY UPDATE"  # apps.core.locking
     found: dict[int, _GameRow] = {}
     with connection.cursor() as cursor:
         for start in range(0, len(ordered), ARRAY_CHUNK):
-            cursor.execute(sql, [ordered[start : start + ARRAY_CHUNK]])
+            # The ids as an array's text: psycopg's list adapter costs a microsecond an id.
+            chunk = ordered[start : start + ARRAY_CHUNK]
+            cursor.execute(sql, ["{" + ",".join(map(str, chunk)) + "}"])
             found.update((row[0], _GameRow(*row)) for row in cursor.fetchall())
     return found
 
@@ -973,7 +1218,7 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     players' names, the result; the event, the round and the date when the file left them
     unknown) and the players' codes added, as python-chess writes it. Empty without moves."""
     score = line.score
-    if score is None or not _has_moves(score):
+    if score is None or (isinstance(score, _Score) and not _has_moves(score)):
         return ""
     headers = score.headers
     white_code, white_name, _group = scope.players[game.white_id]
@@ -987,14 +1232,94 @@ def _stored_pgn(scope: _Scope, game: _GameRow, line: Line, result: Result) -> st
     headers["White"], headers["Black"] = white_name, black_name
     headers["Result"] = result.value
     headers["WhiteCode"], headers["BlackCode"] = white_code, black_code
-    return stored_score(score)
+    return stored_score(score) if isinstance(score, _Score) else _kept_text(score)
 
 
-@dataclass
 class _Plan:
-    changes: list[tuple[Change, _GameRow]] = field(default_factory=list)
-    unchanged: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    """What checking the lines against their games found: every problem, the counts, the
+    first :data:`PREVIEW_ROWS` changes (in the file's order) and the groups whose games
+    change (``entered_groups``: whose results change). The changes themselves go to a
+    :class:`_Sink` as they are found."""
+
+    def __init__(self) -> None:
+        # (line, rank, order, message): a line's problems in the order they are found, a
+        # "listed twice" first (rank 0)
+        self._problems: list[tuple[int, int, int, str]] = []
+        self.unchanged = 0
+        self.applied = 0
+        self.results = 0
+        self._preview: list[tuple[int, int, Change]] = []  # a heap of (-line, order, change)
+        self.groups: set[int] = set()
+        self.entered_groups: set[int] = set()
+
+    def problem(self, line: int, message: str, rank: int = 1) -> None:
+        self._problems.append((line, rank, len(self._problems), message))
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [Problem(line, message) for line, _r, _o, message in sorted(self._problems)]
+
+    def wants(self, line: int) -> bool:
+        """Whether a change of ``line`` is among the first PREVIEW_ROWS (for the report)."""
+        return len(self._preview) < PREVIEW_ROWS or line < -self._preview[0][0]
+
+    def keep(self, change: Change) -> None:
+        item = (-change.line, self.applied, change)
+        if len(self._preview) < PREVIEW_ROWS:
+            heapq.heappush(self._preview, item)
+        else:
+            heapq.heapreplace(self._preview, item)
+
+    def report(self, file_format: str, dry_run: bool) -> ImportReport:
+        changes = [change for _l, _o, change in sorted(self._preview, reverse=True)]
+        return ImportReport(
+            file_format, dry_run, changes, self.unchanged, self.applied, self.results
+        )
+
+
+# The staged columns of a change: the game's new values, its group and its result before.
+STAGED = (
+    ("id", "bigint"),
+    ("group_id", "bigint"),
+    ("old", "text"),
+    ("new", "text"),
+    ("adjudicated", "boolean"),
+    ("version", "integer"),
+    ("updated_at", "timestamp with time zone"),
+    ("pgn", "text"),
+    ("finished_on", "date"),
+)
+STAGED_TABLE = "_results_import"
+
+
+class _Sink:
+    """Where the changes go as they are found: nowhere in a dry run; on PostgreSQL a
+    temporary table (:data:`STAGED`), one COPY a chunk, from which one ``UPDATE … FROM``
+    writes the games and one ``INSERT … SELECT`` the audit's :class:`ResultChange` rows;
+    elsewhere a list."""
+
+    def __init__(self, *, keep: bool) -> None:
+        self.keep = keep
+        self.staged = keep and connection.vendor == "postgresql"
+        self.rows: list[tuple] = []
+        if self.staged:
+            columns = ", ".join(f"{name} {kind}" for name, kind in STAGED)
+            with connection.cursor() as cursor:
+                cursor.execute(f"DROP TABLE IF EXISTS {STAGED_TABLE}")
+                cursor.execute(f"CREATE TEMPORARY TABLE {STAGED_TABLE} ({columns}) ON COMMIT DROP")
+
+    def write(self, rows: list[tuple]) -> None:
+        """Stage a chunk of changes (rows of :data:`STAGED`)."""
+        if not self.keep or not rows:
+            return
+        if not self.staged:
+            self.rows += rows
+            return
+        names = ", ".join(name for name, _kind in STAGED)
+        with connection.cursor() as cursor:
+            with cursor.copy(f"COPY {STAGED_TABLE} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
 
 
 def _locked_groups(ids: set[int]) -> dict[int, Group]:
@@ -1013,86 +1338,174 @@ def _locked_groups(ids: set[int]) -> dict[int, Group]:
     return found
 
 
-def _judge(scope: _Scope, lines: Sequence[Line], *, lock: bool) -> _Plan:
-    """Every line against its game: what to change, what is unchanged, and every problem.
-    With ``lock`` the groups and then their games are locked and read again first."""
+def _judge(scope: _Scope, lines: Lines, *, lock: bool, sink: _Sink) -> _Plan:
+    """Every line against its game: what to change (to ``sink``), what is unchanged, and
+    every problem. With ``lock`` the groups are locked first (and then read again).
+
+    Two passes: each line is paired with its game (or gets its problems), then the games
+    are read, ARRAY_CHUNK at a time in the order of their ids, and each line
+    is checked against its game; a chunk's changes go to the sink together. Nothing but a
+    game id and a line's index a line is held between them."""
     plan = _Plan()
     _find_elsewhere(scope, lines)
-    first_line: dict[int, int] = {}
-    matched: list[tuple[Line, int]] = []
-    for line in lines:
-        game_id = _pairing(scope, line)
-        if game_id is not None:
-            if game_id in first_line:
-                line.problems.insert(
-                    0,
-                    _("the game is listed twice: also on line %(line)s")
-                    % {"line": first_line[game_id]},
-                )
-            else:
-                first_line[game_id] = line.line
-                if not line.problems:
-                    matched.append((line, game_id))
-        plan.problems += [Problem(line.line, message) for message in line.problems]
-    ids = [game_id for _line, game_id in matched]
-    if lock:  # the groups first, then their games (the lock order: apps.core.locking)
-        wanted = set(ids)
-        whites = {game: white for (white, _black), game in scope.games.items() if game in wanted}
-        groups = _locked_groups({scope.players[white][2] for white in whites.values()})
-    else:
-        groups = scope.groups
-    games = _games(ids, lock=lock)
-    results = {r.value: r for r in Result}
-    for line, game_id in matched:
-        game = games[game_id]
-        result = results[line.result]
-        group = groups[game.group_id]
-        if game.result and game.result != result:
-            plan.problems.append(
-                Problem(
-                    line.line,
-                    _(
-                        "the game is finished already with %(old)s; a correction is made on "
-                        "the game's page, with a reason"
-                    )
-                    % {"old": Result.describe(game.result)},
-                )
+    game_ids = array("q")
+    indexes = array("q")  # the index in ``lines`` of the line of game_ids[i]
+    good = bytearray()  # whether that line has no problem
+    groups: set[int] = set()
+    codes, games, players = scope.codes, scope.games, scope.players
+    whites, blacks = lines._whites, lines._blacks
+    for index in range(len(lines)):
+        if lines.plain(index):  # the line of most files: both codes known, their game found
+            white, black = codes.get(whites[index]), codes.get(blacks[index])
+            if white is not None and black is not None:
+                game_id = games.get(white, black)
+                if game_id is not None:
+                    game_ids.append(game_id)
+                    indexes.append(index)
+                    good.append(1)
+                    groups.add(players[white][2])
+                    continue
+        line = lines[index]
+        paired = _pairing(scope, line)
+        if paired is not None:
+            game_ids.append(paired[0])
+            indexes.append(index)
+            good.append(not line.problems)
+            if not line.problems:
+                groups.add(paired[1])
+        for message in line.problems:
+            plan.problem(line.line, message)
+    # In the order of the games' ids, a game's lines in the file's order: a game listed
+    # again is refused on its later lines.
+    count = len(game_ids)
+    # one int each: (game, position) in order (a list of tuples would hold four times more)
+    order = sorted(game_id * count + position for position, game_id in enumerate(game_ids))
+    matched = array("q")  # positions in game_ids
+    previous = first = -1
+    for packed in order:
+        game_id, position = divmod(packed, count)
+        if game_id == previous:
+            line = lines[indexes[position]]
+            plan.problem(
+                line.line,
+                _("the game is listed twice: also on line %(line)s")
+                % {"line": lines[indexes[first]].line},
+                rank=0,
             )
             continue
-        pgn = _stored_pgn(scope, game, line, result)
-        too_long = score_length_problem(len(pgn))
-        if too_long:
-            plan.problems.append(Problem(line.line, too_long))
-            continue
-        new_score = bool(pgn) and pgn != game.pgn
-        new_date = line.finished_on is not None and line.finished_on != game.finished_on
-        if game.result and not (new_score or new_date):
-            plan.unchanged += 1
-            continue
-        try:
-            require_group_open(group)
-        except ActionError as refused:
-            plan.problems.append(Problem(line.line, refused.message))
-            continue
-        change = Change(
-            line.line,
-            game.pk,
-            group.number,
-            game.number,
-            scope.shown(game.white_id),
-            scope.shown(game.black_id),
-            game.result,
-            result.value,
-            line.finished_on if new_date else game.finished_on,
-            new_score,
-        )
-        if new_score:
-            game.pgn = pgn
-        if new_date:
-            game.finished_on = line.finished_on
-        plan.changes.append((change, game))
-    plan.problems.sort(key=lambda p: p.line)
+        previous, first = game_id, position
+        if good[position]:
+            matched.append(position)
+    del order, good
+    if lock:  # the groups first, then their games (the lock order: apps.core.locking)
+        locked = _locked_groups(groups)
+    else:
+        locked = scope.groups
+    now = timezone.now()
+    results: dict[str, Result] = {r.value: r for r in Result}
+    for start in range(0, len(matched), ARRAY_CHUNK):
+        chunk = matched[start : start + ARRAY_CHUNK]
+        # Read, not locked: with their groups locked no other write changes them (every
+        # write into a group locks it first: apps.core.locking), and locking half a million
+        # rows wrote each one more time. The UPDATE checks their versions all the same.
+        rows_read = _games([game_ids[position] for position in chunk], lock=False)
+        rows = []
+        for position in chunk:
+            index = indexes[position]
+            scored: Line | None = None
+            if lines.plain(index):
+                number, day = lines._numbers[index], lines._dates[index]
+                result = results[RESULT_CODES[lines._results[index]]]
+                finished_on = date.fromordinal(day) if day else None
+            else:
+                scored = lines[index]
+                number, finished_on = scored.line, scored.finished_on
+                result = results[scored.result]
+            game = rows_read[game_ids[position]]
+            row = _check(scope, plan, number, result, finished_on, scored, game, locked, now)
+            if row is not None:
+                rows.append(row)
+        sink.write(rows)
     return plan
+
+
+def _check(
+    scope: _Scope,
+    plan: _Plan,
+    number: int,
+    result: Result,
+    finished_on: date | None,
+    line: Line | None,
+    game: _GameRow,
+    groups: dict[int, Group],
+    now: datetime,
+) -> tuple | None:
+    """One line (its number, result, finish date; ``line`` itself when it may have a score)
+    against its game: a problem, unchanged, or the change (counted, kept for the report if
+    among the first) as the staged row (:data:`STAGED`) of the game's new values."""
+    if game.result and game.result != result:
+        plan.problem(
+            number,
+            _(
+                "the game is finished already with %(old)s; a correction is made on "
+                "the game's page, with a reason"
+            )
+            % {"old": Result.describe(game.result)},
+        )
+        return None
+    pgn = "" if line is None else _stored_pgn(scope, game, line, result)
+    too_long = score_length_problem(len(pgn))
+    if too_long:
+        plan.problem(number, too_long)
+        return None
+    new_score = bool(pgn) and pgn != game.pgn
+    new_date = finished_on is not None and finished_on != game.finished_on
+    if game.result and not (new_score or new_date):
+        plan.unchanged += 1
+        return None
+    group = groups[game.group_id]
+    try:
+        require_group_open(group)
+    except ActionError as refused:
+        plan.problem(number, refused.message)
+        return None
+    finished_on = finished_on if new_date else game.finished_on
+    if plan.wants(number):
+        plan.keep(
+            Change(
+                number,
+                game.pk,
+                group.number,
+                game.number,
+                scope.shown(game.white_id),
+                scope.shown(game.black_id),
+                game.result,
+                result.value,
+                finished_on,
+                new_score,
+            )
+        )
+    plan.applied += 1
+    plan.groups.add(game.group_id)
+    if game.result:
+        # The result stays, and so does when it was entered: the standings order finished
+        # games by that (FIDE's rules for unplayed games).
+        adjudicated, updated_at = game.adjudicated, game.updated_at
+    else:
+        adjudicated, updated_at = False, now
+        plan.results += 1
+        plan.entered_groups.add(game.group_id)
+    return (
+        game.pk,
+        game.group_id,
+        game.result,
+        result.value,
+        adjudicated,
+        game.version + 1,
+        updated_at,
+        pgn if new_score else game.pgn,
+        finished_on,
+    )
 
 
 def _bad_lines(problems: Sequence[Problem]) -> ActionError:
@@ -1211,33 +1624,35 @@ def apply_lines(
     user: Actor | None,
     stage: Stage,
     group: Group | None,
-    lines: Sequence[Line],
+    lines: Lines,
     file_format: str,
     *,
     dry_run: bool,
     job: int | None = None,
 ) -> ImportReport:
     """Check the lines read against the games and, unless ``dry_run``, apply them — every
-        one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
-        their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the audit
-    event), a savepoint."""
+    one or none (bad lines: 400 ``bad_rows``) — in one transaction with the groups (then
+    their games) locked. Inside a caller's transaction (a job's, ``job`` its id for the
+    audit event), a savepoint."""
     with _cycle_collection_paused():
         if dry_run:
             scope = _Scope.read(stage, group)
-            plan = _judge(scope, lines, lock=False)
-            if plan.problems:
+            plan = _judge(scope, lines, lock=False, sink=_Sink(keep=False))
+            if plan._problems:
                 raise _bad_lines(plan.problems)
-            return ImportReport(file_format, True, [c for c, _g in plan.changes], plan.unchanged)
+            return plan.report(file_format, True)
         with transaction.atomic():
             scope = _Scope.read(stage, group)
-            plan = _judge(scope, lines, lock=True)
+            sink = _Sink(keep=True)
+            plan = _judge(scope, lines, lock=True, sink=sink)
             # The stage as it is now that its games and groups are locked (closing a stage
             # locks it and then closes its groups: it is over, or waits for this import).
             require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
-            if plan.problems:
+            if plan._problems:
                 raise _bad_lines(plan.problems)
-            _apply(user, scope, plan, file_format, job)
-    return ImportReport(file_format, False, [c for c, _g in plan.changes], plan.unchanged)
+            scope.games = _Pairs()  # no longer needed; the writing needs the memory
+            _apply(user, scope, plan, sink, file_format, job)
+    return plan.report(file_format, False)
 
 
 @contextmanager
@@ -1257,46 +1672,92 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+# The columns of Game an import writes, from the staged columns of the same names
+# (``result`` from ``new``).
+WRITTEN = ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on")
+STAGED_AS = {"result": "new"}
+
+
 def _apply(
-    user: Actor | None, scope: _Scope, plan: _Plan, file_format: str, job: int | None = None
+    user: Actor | None,
+    scope: _Scope,
+    plan: _Plan,
+    sink: _Sink,
+    file_format: str,
+    job: int | None = None,
 ) -> None:
-    """Write the plan (inside the import's transaction): the games (:func:`update_rows`), the
-    audit events, the standings marks of the groups whose results changed."""
-    now = timezone.now()
-    games = []
-    entered = []
-    scored = []
-    for change, game in plan.changes:
-        game.version += 1
-        if change.result_set:
-            game.result, game.adjudicated, game.updated_at = change.new, False, now
-            entered.append(game)
-        else:
-            # The result stays, and so does when it was entered: the standings order
-            # finished games by that (FIDE's rules for unplayed games).
-            scored.append(game)
-        games.append(game)
-    update_rows(
-        Game,
-        ("result", "adjudicated", "version", "updated_at", "pgn", "finished_on"),
-        (
-            (g.pk, g.result, g.adjudicated, g.version, g.updated_at, g.pgn, g.finished_on)
-            for g in games
-        ),
-    )
-    event = results_imported(
+    """Write the staged changes (inside the import's transaction): the games, the audit
+    event with its per-game rows, the standings marks of the groups whose results changed.
+    On PostgreSQL the games by one ``UPDATE … FROM`` the staged table and the audit's rows
+    by one ``INSERT … SELECT`` from it: no change passes through Python again."""
+    entered_groups = sorted(plan.entered_groups)
+    if sink.staged:
+        quote = connection.ops.quote_name
+        table = quote(Game._meta.db_table)
+        assignments = ", ".join(
+            f"{quote(column_of(field_of(Game, name)))} = staged.{STAGED_AS.get(name, name)}"
+            for name in WRITTEN
+        )
+        with connection.cursor() as cursor:
+            # Fresh statistics: the planner joins half a million staged rows by hashing.
+            cursor.execute(f"ANALYZE {STAGED_TABLE}")
+            cursor.execute(
+                f"UPDATE {table} AS target SET {assignments} FROM {STAGED_TABLE} AS staged"
+                f" WHERE target.{quote(column_of(Game._meta.pk))} = staged.id"
+                f" AND target.{quote(column_of(field_of(Game, 'version')))} = staged.version - 1"
+            )
+            if cursor.rowcount != plan.applied:  # a game changed by a write that broke the order
+                raise ActionError(
+                    ErrorCode.CONFLICT,
+                    _(
+                        "Some of the games changed while the file was being imported; nothing "
+                        "was imported. Import the file again."
+                    ),
+                )
+        changes_select = f"SELECT id, group_id, old, new FROM {STAGED_TABLE}"
+        event = _audit(user, scope, plan, file_format, job, changes_select=changes_select)
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE {STAGED_TABLE}")
+    else:
+        rows = sink.rows
+        update_rows(
+            Game,
+            WRITTEN,
+            ((pk, new, *values) for pk, _group, _old, new, *values in rows),
+        )
+        event = _audit(
+            user,
+            scope,
+            plan,
+            file_format,
+            job,
+            changes=[(pk, group_id, old, new) for pk, group_id, old, new, *_v in rows],
+        )
+    # Reports of the games that got their results close; the players hear of them (one
+    # digest each, after the commit).
+    settle_reports(user, IMPORT, group_ids=entered_groups)
+    tell_players_of_import(event)
+    schedule_recomputes(entered_groups)
+    announce(scope.stage, entered_groups)
+
+
+def _audit(
+    user: Actor | None,
+    scope: _Scope,
+    plan: _Plan,
+    file_format: str,
+    job: int | None,
+    **changes,
+) -> AuditEvent:
+    return results_imported(
         user,
         stage=scope.stage,
         group=scope.group,
         file_format=file_format,
-        entered=entered,
-        scored=scored,
+        entered=plan.results,
+        scored=plan.applied - plan.results,
         unchanged=plan.unchanged,
+        groups=plan.groups,
         job=job,
+        **changes,
     )
-    # Reports of the games that got their results close; the players hear of them (one
-    # digest each, after the commit).
-    settle_reports(user, IMPORT, group_ids={g.group_id for g in entered})
-    tell_players_of_import(event)
-    schedule_recomputes(sorted({g.group_id for g in entered}))
-    announce(scope.stage, (g.group_id for g in entered))

@@ -19,5 +19,5 @@ from apps.notifications import tasks as notify
 def tell_players_of_import(event: AuditEvent) -> None:
     """Queue, on commit, the players' digests of the import ``event`` (a
     ``results.imported`` event; nothing when it set no result)."""
-    if event.data.get("games"):
+    if event.data.get("entered"):
         transaction.on_commit(lambda: notify.results_imported.delay(event.pk))

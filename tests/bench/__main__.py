@@ -8,13 +8,14 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, load, rating_list_import, standings, swiss, worker
+from . import app, engine, imports, load, rating_list_import, standings, swiss, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
     "swiss": swiss.run,
     "standings": standings.run,
     "app": app.run,
+    "import": imports.run,
     "worker": worker.run,
     "load": load.run,
     "ratinglists": rating_list_import.run,

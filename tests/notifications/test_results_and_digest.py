@@ -161,3 +161,22 @@ def test_e_mails_are_written_in_the_site_language_whoever_acts(
     with translation.override("it"):  # the TD's browser asks for Italian
         _enter(world, django_capture_on_commit_callbacks, world.player_game, "1-0")
     assert mail.outbox and all("was entered" in m.body for m in mail.outbox)
+
+
+def test_the_td_digest_lists_the_results_an_import_set(world, django_capture_on_commit_callbacks):
+    """An import writes one audit event and a row per game (no event a game): the TD's
+    digest still lists each game whose result it set."""
+    from apps.results.imports import import_results
+
+    game = world.player_game
+    text = f"white,black,result\n{game.white.code},{game.black.code},1-0\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        import_results(world.users["td"], group=game.group, text=text)
+    assert not AuditEvent.objects.filter(action=Action.RESULT_ENTERED).exists()
+    mail.outbox.clear()
+    today = timezone.localdate().isoformat()
+    out = StringIO()
+    call_command("send_td_digests", "--date", today, stdout=out)
+    assert out.getvalue().strip() == f"{today}: 1 TD(s) with changes, 1 digest(s) sent."
+    [digest] = mail.outbox
+    assert f"{game.white.name} – {game.black.name} in progress → 1-0" in digest.body

@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from apps.core import bulk
 from apps.core.audit import Action
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.models import AuditEvent
+from apps.core.models import AuditEvent, ResultChange
+from apps.core.people import display_name
 from apps.entrants.models import Entrant
 from apps.groups.models import Game, Group
 from apps.results import imports
-from apps.results.history import game_history
+from apps.results.history import game_history, recent_changes, result_label
 from apps.results.imports import import_results
 from apps.results.services import enter_result
 from apps.stages.models import Stage
@@ -128,22 +129,31 @@ def test_a_good_csv_applies_and_a_second_import_changes_nothing(world):
     assert first.pgn.rstrip().endswith("4. Qxf7# 1-0")
     assert stored[games[2].number].finished_on == date(2025, 3, 2)
     assert stored[games[1].number].pgn == "" and stored[games[1].number].finished_on is None
-    # the audit trail: one import event, and one result.entered per game, in each history
+    # the audit trail: one import event, and one ResultChange row per game, which each
+    # game's history and the group's recent changes show
     summary = AuditEvent.objects.get(action=Action.RESULTS_IMPORTED)
+    assert not AuditEvent.objects.filter(action=Action.RESULT_ENTERED).exists()
     assert summary.group_id == group.pk and summary.actor_id == td.pk
-    assert summary.data["entered"] == 6 and sorted(summary.data["games"]) == sorted(
-        g.pk for g in games[:6]
+    assert (summary.data["entered"], summary.data["scored"]) == (6, 0)
+    changes = ResultChange.objects.filter(event=summary)
+    assert sorted(changes.values_list("game_id", "old", "new")) == sorted(
+        (g.pk, "", result) for g, result in zip(games[:6], expected, strict=True)
     )
-    entered = AuditEvent.objects.filter(action=Action.RESULT_ENTERED, data__import=summary.pk)
-    assert entered.count() == 6
+    assert set(changes.values_list("group_id", flat=True)) == {group.pk}
     history = game_history(stored[games[0].number])
-    assert [(c.what, c.new) for c in history] == [("imported", "1-0")]
+    assert [(c.what, c.who, c.old, c.new) for c in history] == [
+        ("imported", display_name(td), result_label(""), result_label("1-0"))
+    ]
+    assert sorted((c.what, c.game) for c in recent_changes(group)) == sorted(
+        ("imported", f"{g.white.name} – {g.black.name}") for g in games[:6]
+    )
 
     before = snapshot(group)
     again = import_results(td, group=group, text=text)
     assert (again.applied, again.unchanged) == (0, 6)
     assert snapshot(group) == before
-    assert AuditEvent.objects.filter(action=Action.RESULT_ENTERED).count() == 6
+    assert ResultChange.objects.count() == 6
+    assert len(game_history(stored[games[0].number])) == 1
 
 
 def test_a_dry_run_writes_nothing(world):
@@ -639,3 +649,111 @@ def test_stage_page_flow_and_who_may_use_it(world, client):
     )
     assert response.status_code == 302
     assert all(Game.objects.get(pk=g.pk).pgn for g in games)
+
+
+KEPT_SCORES = [
+    SCHOLARS_MATE,
+    # a long game with a comment before the moves, NAGs, comments and variations (the text
+    # wraps at 80 columns)
+    "{ A club game } 1. e4 $1 e5 2. Nf3 { the main line } Nc6 ( 2... d6 3. d4 ) 3. Bb5 a6 "
+    "4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 "
+    "11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 14. Bg5 b4 15. Nb1 h6 16. Bh4 c5 17. dxe5 1/2-1/2",
+    # a game from a set-up position, its tags escaped
+    '[Event "The \\"Open\\" \\\\ Cup"]\n[SetUp "1"]\n[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]\n\n'
+    "1. e4 Kd7 2. e5 Ke6 1/2-1/2",
+]
+
+
+@pytest.mark.parametrize("text", KEPT_SCORES)
+def test_a_score_kept_compactly_is_stored_as_the_game_would_be(text):
+    """A checked line keeps its score as tags and moves' text (not python-chess's nodes);
+    written out it is the very text python-chess writes of the game."""
+
+    def read():
+        game = imports._read_score(imports._LineCountingReader(text))
+        assert game is not None and not game.errors
+        return game
+
+    def fill(headers, result):
+        headers["White"], headers["Black"] = 'O"Brien, Pat \\ Jr', "Rossi, Anna"
+        headers["Result"] = result
+        headers["WhiteCode"], headers["BlackCode"] = "E1", "E2"
+
+    result = read().headers.get("Result", "*")
+    if result == "*":
+        result = "1/2-1/2" if "1/2-1/2" in text else "1-0"
+    whole = read()
+    fill(whole.headers, result)
+    kept = imports._KeptScore.of(read(), result)
+    fill(kept.headers, result)
+    assert imports._kept_text(kept) == imports.stored_score(whole)
+    assert len(kept.moves) < 1000
+
+
+def test_a_stage_import_queues_one_pass_over_the_stage_not_a_task_a_group(
+    world, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Many groups of a stage changed by one import: one stage pass recomputes them (and
+    queues the ranking), no recompute task a group."""
+    from apps.standings import tasks as standings_tasks
+
+    settings.STANDINGS_STAGE_BATCH = 2  # the world's stage has two groups
+    queued = []
+    for task in (
+        standings_tasks.recompute_group_standings,
+        standings_tasks.recompute_stage_standings,
+    ):
+        monkeypatch.setattr(
+            task, "apply_async", lambda args, _name=task.name, **kw: queued.append((_name, args))
+        )
+    group_games, other_games = games_of(world.group), games_of(world.other_group)
+    text = csv_file(line(group_games[0], "1-0"), line(other_games[0], "0-1"))
+    with django_capture_on_commit_callbacks(execute=True):
+        import_results(world.users["organizer"], stage=world.stage, text=text)
+    assert queued == [(standings_tasks.recompute_stage_standings.name, (world.stage.pk,))]
+
+
+def test_the_game_page_and_the_api_show_the_result_an_import_set(world, client):
+    """The import writes no event per game; the game's history (its TD page and the API)
+    still shows the import's change of it, once, by the importer."""
+    td, group = world.users["td"], world.group
+    game, other = games_of(group)[:2]
+    import_results(td, group=group, text=csv_file(line(game, "1-0"), line(other, "0-1")))
+    client.force_login(td)
+    page = client.get(
+        reverse(
+            "game-result",
+            args=[world.tournament.slug, world.stage.order, group.number, game.number],
+        )
+    )
+    assert page.status_code == 200
+    [change] = page.context["history"]
+    assert (change.what, change.who, change.new) == ("imported", display_name(td), "1-0")
+    assert "imported" in page.content.decode()
+    history = api_client(td).get(reverse("api-game", args=[game.pk])).json()["history"]
+    assert [(h["action"], h["old"], h["new"], h["actor"]) for h in history] == [
+        (Action.RESULT_ENTERED, "", "1-0", display_name(td))
+    ]
+
+
+@pytest.mark.postgres
+def test_a_game_changed_behind_the_import_s_back_refuses_the_whole_file(world, monkeypatch):
+    """The games are read, not locked (their groups are): a write that changed one anyway,
+    breaking the lock order, is caught by the versions the UPDATE checks — nothing is
+    imported."""
+    td, group = world.users["td"], world.group
+    games = games_of(group)
+    write = imports._Sink.write
+
+    def write_then_change(self, rows):
+        write(self, rows)
+        Game.objects.filter(pk=games[1].pk).update(version=7)
+
+    monkeypatch.setattr(imports._Sink, "write", write_then_change)
+    before = snapshot(group)
+    with pytest.raises(ActionError) as refused:
+        import_results(td, group=group, text=csv_file(line(games[0], "1-0"), line(games[1], "0-1")))
+    assert refused.value.code == ErrorCode.CONFLICT
+    assert "nothing was imported" in refused.value.message
+    assert snapshot(group) == before
+    assert not ResultChange.objects.exists()
