@@ -12,8 +12,9 @@ points and place (the group's stored standings), besides its opponents.
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable, Iterator, Sequence
+import gzip
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,9 +23,9 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.translation import ngettext
 
-from apps.core.csvfiles import safe_writer
 from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
 from apps.core.permissions import is_group_td, is_organizer
@@ -53,13 +54,14 @@ from .display import (
 )
 from .freshness import ranking_state, stage_pending
 from .groups import chain
-from .models import GroupStanding, StandingsMark
+from .models import GroupStanding, RankingFile, StandingsMark
 from .pairing_list import pairing_list_csv
-from .ranking import StoredRanking, iter_stage_ranking
+from .ranking import StoredRanking, ranking_csv, stored_ranking_file
 from .services import force_recompute
 from .trf_export import group_trf
 
 RANKING_PAGE = 100
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as GZipMiddleware reads Accept-Encoding
 MATRIX_MAX = 30  # round robins up to this size get the full seat-by-seat matrix
 
 
@@ -292,44 +294,6 @@ def group_trf_file(request: HttpRequest, slug: str, order: int, number: int) -> 
     return _download(group_trf(group), "text/plain", f"{_file_stem(group)}.trf")
 
 
-# Rows of the ranking CSV written per chunk of the streamed file.
-CSV_CHUNK_ROWS = 1000
-
-
-def ranking_csv(stage: Stage, rows: Iterable[dict] | None = None) -> Iterator[str]:
-    """The ranking as CSV, in chunks: place, group, seat, entrant, points, the chain's
-    tie-breaks, games. ``rows``: the stage's stored ranking, read as the file is sent."""
-    keys = [k.value for k in chain(stage.tournament)][1:]
-    out = io.StringIO()
-    writer = safe_writer(out)
-    writer.writerow(
-        ["place", "group", "seat", "code", "name", "nation", "rating", "points", *keys]
-        + ["finished", "scheduled", "withdrawn"]
-    )
-    for number, row in enumerate(iter_stage_ranking(stage.pk) if rows is None else rows):
-        if number % CSV_CHUNK_ROWS == 0:
-            yield out.getvalue()
-            out.seek(0)
-            out.truncate()
-        writer.writerow(
-            [
-                row["place"],
-                row["group__number"],
-                row["seat"],
-                row["entrant__code"],
-                row["entrant__name"],
-                row["entrant__nation"],
-                row["entrant__rating"] or "",
-                row["points"],
-                *(row["figures"].get(k, "") for k in keys),
-                row["finished"],
-                row["scheduled"],
-                int(row["withdrawn"]),
-            ]
-        )
-    yield out.getvalue()
-
-
 class StreamedFile(StreamingHttpResponse):
     """A download sent as it is written. Callers written for a whole response (test clients)
     may still read ``content``: that reads the whole stream, which is then sent from memory."""
@@ -345,13 +309,38 @@ class StreamedFile(StreamingHttpResponse):
         return self._whole
 
 
-def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> StreamingHttpResponse:
-    """The stored ranking as a CSV file, streamed (rows read from the database as it goes)."""
+def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> HttpResponse:
+    """The stored ranking as a CSV file: as stored with the ranking by its last rebuild
+    (``ranking.store_ranking_file``), gzip-compressed as it is to clients that accept gzip,
+    with its digest as ETag (a conditional request for the same file is answered 304);
+    written from the stored rows while sent if it was not stored, or its entrants changed
+    since (``models.RankingFile``)."""
     stage = visible_stage(request, slug, order)
     ranking_state(stage, heal=True)
     filename = f"{stage.tournament.slug}-stage-{stage.order}-ranking.csv"
-    response = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    stored = stored_ranking_file(stage)
+    if stored is None:
+        streamed = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
+        streamed["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return streamed
+    etag = f'W/"{stored.sha256}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        data = bytes(
+            RankingFile.objects.filter(pk=stored.pk).values_list("content_gzip", flat=True)[0]
+        )
+        if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+            response = HttpResponse(data)
+            response["Content-Encoding"] = "gzip"  # GZipMiddleware leaves it as it is
+        else:
+            response = HttpResponse(gzip.decompress(data))
+        response["Content-Type"] = "text/csv; charset=utf-8"
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["ETag"] = etag
+    # The ranking changes with every rebuild: asked again each time, answered 304 if the
+    # same (an organizer's preview of a stage not public is kept by no shared cache).
+    patch_cache_control(response, no_cache=True, private=not stage.is_public)
+    patch_vary_headers(response, ("Accept-Encoding",))
     return response
 
 
