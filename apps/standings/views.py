@@ -24,7 +24,10 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
-from django.utils.translation import ngettext
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
@@ -75,13 +78,73 @@ class Line:
     points: str
     figures: list[str]
     own: bool = False
+    # the crosstable page's cells of the row, written here (:class:`CellWriter`)
+    cells_html: str = ""
+
+
+class CellWriter:
+    """The crosstable's result cells as HTML, written in Python: a 100-player group has a
+    thousand, and the template's tags took most of the page's time for them. The words are
+    translated once a page."""
+
+    def __init__(self, matrix: bool, rounds: int, games_url: str) -> None:
+        self.matrix, self.rounds = matrix, rounds
+        self.games_url = escape(games_url)
+        words = {
+            "bye_title": _("pairing-allocated bye: a win"),
+            "bye": _("bye"),
+            "White": _("White"),
+            "Black": _("Black"),
+            "against": _("against seat"),
+            "adjudicated": _("adjudicated"),
+            "W": pgettext("White, one letter", "W"),
+            "B": pgettext("Black, one letter", "B"),
+            "absent": _("not paired in this round: no points"),
+            "own": _("own seat"),
+        }
+        self.words = {key: escape(word) for key, word in words.items()}
+
+    def cell(self, cell: Cell | ByeCell | None, column: int, seat: int) -> str:
+        w = self.words
+        if cell is not None and cell.bye:
+            return f'<td class="xc bye" title="{w["bye_title"]}">{w["bye"]}</td>'
+        if isinstance(cell, Cell):
+            white = cell.colour == "W"
+            classes = "xc" + (" latest" if cell.latest else "") + ("" if cell.result else " open")
+            title = f"{w['White'] if white else w['Black']} {w['against']} {cell.opponent_seat}"
+            if cell.adjudicated:
+                title += f" ({w['adjudicated']})"
+            if cell.finished_on:
+                title += f", {cell.finished_on:%Y-%m-%d}"
+            chip = (w["W"] if white else w["B"]) if self.matrix else str(cell.opponent_seat)
+            return (
+                f'<td class="{classes}" title="{title}">'
+                f'<span class="chip {"white" if white else "black"}">{chip}</span>'
+                f'<a class="sym" href="{self.games_url}{cell.number}/">'
+                f"{escape(cell.symbol or '·')}</a></td>"
+            )
+        if self.rounds:
+            return f'<td class="xc absent" title="{w["absent"]}">–</td>'
+        if self.matrix and column == seat:
+            return f'<td class="xc self" aria-label="{w["own"]}">×</td>'
+        return '<td class="xc"></td>'
+
+    def row(self, cells: Sequence[Cell | ByeCell | None], seat: int) -> str:
+        return mark_safe(  # noqa: S308 - every value above is escaped or a number
+            "".join(self.cell(cell, column, seat) for column, cell in enumerate(cells, start=1))
+        )
 
 
 def lines(
-    table: Crosstable, rows: list[Row], matrix: bool, own: set[int], rounds: int = 0
+    table: Crosstable,
+    rows: list[Row],
+    matrix: bool,
+    own: set[int],
+    rounds: int = 0,
+    writer: CellWriter | None = None,
 ) -> list[Line]:
     """The rows as shown: the seat-by-seat ``matrix``, a Swiss stage's ``rounds`` (one column
-    a round), else each row's White then Black games."""
+    a round), else each row's White then Black games; with ``writer``, their cells' HTML."""
     size = len(table.rows)
     whites, blacks = colour_columns(table.rows)
     result = []
@@ -100,6 +163,7 @@ def lines(
                 points_text(row.points),
                 [figure_text(k, row.figures.get(k)) for k in table.keys],
                 row.seat in own,
+                writer.row(cells, row.seat) if writer is not None else "",
             )
         )
     return result
@@ -207,6 +271,8 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
                 "number", flat=True
             )
         )
+    # Each game's page (the results app's "game" route) is its group's address + games/N/.
+    writer = CellWriter(matrix, rounds, group.get_absolute_url() + "games/")
     context = _context(
         request,
         group,
@@ -215,9 +281,7 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         rounds=range(1, rounds + 1),
         columns=range(1, size + 1),
         colour_columns=colour_columns(table.rows),
-        lines=lines(table, table.rows, matrix, own, rounds),
-        # Each game's page (the results app's "game" route) is its group's address + games/N/.
-        games_url=group.get_absolute_url() + "games/",
+        lines=lines(table, table.rows, matrix, own, rounds, writer),
     )
     return render(request, "standings/crosstable.html", context)
 
