@@ -373,7 +373,9 @@ class StreamedFile(StreamingHttpResponse):
         return self._whole
 
 
-def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> HttpResponse:
+def stage_ranking_csv(
+    request: HttpRequest, slug: str, order: int
+) -> HttpResponse | StreamingHttpResponse:
     """The stored ranking as a CSV file: as stored with the ranking by its last rebuild
     (``ranking.store_ranking_file``), gzip-compressed as it is to clients that accept gzip,
     with its digest as ETag (a conditional request for the same file is answered 304);
