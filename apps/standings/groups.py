@@ -627,20 +627,20 @@ def _recompute(group_id: int, *, only_if_pending: bool) -> int | None:
 
 
 def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetime) -> int | None:
-    """:func:`_recompute` on PostgreSQL in two round trips, each a pipeline of statements
-    (:func:`_pipeline`): the transaction's BEGIN, the locks and every read; the store, the
-    settling, the ranking's mark and (by itself) the pages' versions and the COMMIT. The
-    read and the store are prepared statements, planned once per connection."""
+    """:func:`_recompute` on PostgreSQL in two messages (and the transaction's BEGIN and
+    COMMIT): the locks and every read; the store, the settling and the ranking's mark."""
     sql, parts = _one_group_sql()
-    found = _pipeline(
+    found = _send(
         [
-            (_lock_sql(), [STAGE_STANDINGS_LOCK, group_id], True),
+            # Derived data with its mark: a commit lost in a crash leaves the mark pending
+            # (the sweep recomputes it), so the commit need not wait for the disk.
+            ("SET LOCAL synchronous_commit TO OFF", []),
+            (_lock_sql(), [STAGE_STANDINGS_LOCK, group_id]),
             (
                 "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
                 [GROUP_STANDINGS.lock_class, group_id],
-                True,
             ),
-            (sql, [group_id], True),
+            (sql, [group_id]),
         ]
     )[-1][1]
     if not found:
@@ -662,76 +662,40 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
 
     rows = list(table_rows(table))
     now = timezone.now()
-    statements: list[Piped] = [
-        # Derived data with its mark: a commit lost in a crash leaves the mark pending
-        # (the sweep recomputes it), so the commit need not wait for the disk.
-        ("SET LOCAL synchronous_commit TO OFF", [], False),
-        *((sql, params, True) for sql, params in _store_statements(group_id, rows, now)),
-    ]
+    statements = _store_statements(group_id, rows, now)
     if seen is None or stage.status == Stage.Status.CLOSED:
         # Rare (a group never marked; a closed stage's later rankings): step by step.
         pagecache.bump([(pagecache.GROUP, group_id)])
-        _pipeline(statements)
+        _send(statements)
         GROUP_STANDINGS.settle(group_id, seen, started)
         mark_rankings(stage)
         return len(rows)
-    # The usual case, in the same round trip: the mark settled and the ranking marked (its
-    # row is locked from there to the commit only: recomputes of the stage's other groups
-    # wait for each other that long, no longer).
-    statements.append((*GROUP_STANDINGS.settle_statement(group_id, seen, started, now), False))
-    statements.append((*STAGE_RANKING.mark_statement([stage.pk], now), False))
-    # Run by itself (not inside a caller's transaction), the round trip also bumps the
-    # pages' versions and commits: the bump's row is locked for no longer than that (as if
-    # bumped on commit, and seen by readers with the standings), and Django's commit then
-    # finds no transaction left to commit (psycopg sends nothing). Inside a caller's
-    # transaction the pages are bumped when it commits.
+    # The usual case, in the same message: the mark settled and the ranking marked (its row
+    # is locked from there to the commit only: recomputes of the stage's other groups wait
+    # for each other that long, no longer).
+    statements.append(GROUP_STANDINGS.settle_statement(group_id, seen, started, now))
+    statements.append(STAGE_RANKING.mark_statement([stage.pk], now))
+    # Run by itself (not inside a caller's transaction), the message also bumps the pages'
+    # versions and commits: the bump's row is locked for no longer than that (as if bumped
+    # on commit, and seen by readers with the standings), and Django's commit then finds no
+    # transaction left to commit (psycopg sends nothing). Inside a caller's transaction the
+    # pages are bumped when it commits.
     outermost = len(connection.atomic_blocks) == 1 and not connection.savepoint_ids
     bump = pagecache.bump_statement([(pagecache.GROUP, group_id)])
     if outermost and bump is not None:
-        statements += [(*bump, False), ("COMMIT", [], False)]
+        statements += [bump, ("COMMIT", [])]
     else:
         pagecache.bump([(pagecache.GROUP, group_id)])
-    results = _pipeline(statements)
-    settled = results[3][1]
+    results = _send(statements)
+    settled = results[2][1]
     if settled and not settled[0][0]:  # a change was marked since the read: it stays pending
         transaction.on_commit(lambda: GROUP_STANDINGS.queue([group_id]))
-    queued = STAGE_RANKING.marked(results[4][1] or [])
+    queued = STAGE_RANKING.marked(results[3][1] or [])
     if queued:
         transaction.on_commit(lambda: STAGE_RANKING.queue(queued))
     if outermost and bump is not None:
-        pagecache.bumped(results[5][1] or [])
+        pagecache.bumped(results[4][1] or [])
     return len(rows)
-
-
-# A statement of a pipeline: its SQL, its parameters, whether it is prepared.
-Piped = tuple[str, Sequence[Any], bool]
-
-
-def _pipeline(statements: Sequence[Piped]) -> list[tuple[int, list[tuple] | None]]:
-    """PostgreSQL: run ``statements`` in one pipeline, one round trip (and the transaction's
-    BEGIN with them, when one is due); returns each one's row count and rows (None for a
-    statement that returns none).
-
-    A prepared statement (``True``) has its parameters bound by the server and is planned
-    once per connection (psycopg keeps it); give its untyped parameters a cast. Any other
-    has them written into its text (as Django's cursors do). Results come in binary, which
-    :func:`_integers` reads as they come."""
-    connection.ensure_connection()
-    conn = connection.connection
-    cursors: list[psycopg.Cursor] = []
-    with conn.pipeline():
-        for sql, params, prepared in statements:
-            cursor: psycopg.Cursor = (
-                psycopg.Cursor(conn) if prepared else psycopg.ClientCursor(conn)
-            )
-            cursor.execute(sql, params, prepare=prepared, binary=prepared)
-            cursors.append(cursor)
-    results = []
-    for cursor in cursors:
-        rows = cursor.fetchall() if cursor.description is not None else None
-        results.append((cursor.rowcount, rows))
-        cursor.close()
-    return results
 
 
 _ONE_GROUP: tuple[str, list[tuple[type[models.Model], list[str]]]] | None = None
