@@ -15,4 +15,5 @@ RUN pip install . \
 
 USER closed-circle
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+# Workers, threads, timeouts: config/gunicorn.py (each settable from the environment).
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"]

@@ -179,6 +179,15 @@ class StageEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["stage", "entrant"], name="stage_entry_unique"),
         ]
+        indexes = [
+            # The withdrawn entries only (a few): a standings recompute looks up each seat's
+            # entrant here (apps/standings/groups.py), and a stage's pass reads them all.
+            models.Index(
+                fields=["entrant", "stage"],
+                condition=models.Q(withdrawn_at__isnull=False),
+                name="stage_entry_withdrawn",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.entrant} in {self.stage}"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 
 from .models import Group
 
@@ -54,6 +54,38 @@ class GroupRow:
     @property
     def rule_label(self) -> str:
         return str(FORMULA_RULES.get(self.group.rule, self.group.rule))
+
+    # The certificate's counts and the nations beyond the first, as the stage page's rows
+    # show them: written here rather than by the template's {% blocktranslate %} a row (the
+    # same messages), a hundred rows a page.
+
+    @property
+    def conflict_counts(self) -> str:
+        """E.g. "2 same-nation games · 0 rematches", and " · 1 same-person game" if any."""
+        parts = [
+            ngettext(
+                "%(counter)s same-nation game", "%(counter)s same-nation games", self.same_nation
+            )
+            % {"counter": self.same_nation},
+            ngettext("%(counter)s rematch", "%(counter)s rematches", self.rematches)
+            % {"counter": self.rematches},
+        ]
+        if self.same_person:
+            parts.append(
+                ngettext(
+                    "%(counter)s same-person game",
+                    "%(counter)s same-person games",
+                    self.same_person,
+                )
+                % {"counter": self.same_person}
+            )
+        return " · ".join(parts)
+
+    @property
+    def more_nations_text(self) -> str:
+        return ngettext("+%(counter)s nation", "+%(counter)s nations", self.more_nations) % {
+            "counter": self.more_nations
+        }
 
 
 def group_rows(groups: Iterable[Group]) -> list[GroupRow]:

@@ -20,7 +20,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -126,10 +126,20 @@ GROUPS_PER_PAGE = 100
 def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
     stage = visible_stage(request, slug, order)
     groups = stage.groups.order_by("number")
-    page = Paginator(groups, GROUPS_PER_PAGE).get_page(request.GET.get("page"))
+    # Every group's certificate and size, not only this page's: counted by size in the
+    # database (a few rows for 1,000 groups), which also gives the pager its count.
+    by_size = list(
+        groups.order_by()
+        .values_list("size")
+        .annotate(
+            count=Count("pk"),
+            uncertified=Count("pk", filter=Q(principles_hold=False) | ~Q(conflicts=[])),
+        )
+    )
+    paginator = Paginator(groups, GROUPS_PER_PAGE)
+    paginator.__dict__["count"] = sum(count for _, count, _ in by_size)  # its cached count
+    page = paginator.get_page(request.GET.get("page"))
     rows = group_rows(page.object_list)
-    # Certificates and sizes of every group, not only this page's (small columns a group).
-    checks = list(groups.values_list("principles_hold", "conflicts", "size"))
     organizer = is_organizer(request.user, stage.tournament)
     # Organizers follow a publication's queued work from here while it runs.
     progress = publication.publication_progress(stage) if organizer else None
@@ -138,10 +148,10 @@ def stage(request: HttpRequest, slug: str, order: int) -> HttpResponse:
         "stage": stage,
         "rows": rows,
         "page": page,
-        "group_count": len(checks),
+        "group_count": paginator.count,
         "entrant_count": stage.entries.count(),
-        "game_count": drawn_games(stage, (size for _, _, size in checks)),
-        "uncertified": sum(1 for holds, conflicts, _ in checks if not holds or conflicts),
+        "game_count": drawn_games(stage, (size for size, n, _ in by_size for _ in range(n))),
+        "uncertified": sum(uncertified for _, _, uncertified in by_size),
         "organizer": organizer,
         "publication": progress if progress is not None and not progress.finished else None,
         "verify_command": verify_command(stage),

@@ -24,6 +24,7 @@ committed after any recompute it waited for.
 from __future__ import annotations
 
 import array
+import functools
 import json
 import sys
 from collections import defaultdict
@@ -237,23 +238,29 @@ def _q(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
-def _inputs() -> tuple[str, str]:
+def _inputs(withdrawn: bool = True) -> tuple[str, str]:
     """PostgreSQL: the select list and the joins that add a group ``g``'s seats, games and
     byes to its row, each as one string of 8-byte integers (``int8send``, big-endian), which
     this process turns into integers at C speed (:func:`_read_of`): ``entrant, seat,
     withdrawn (0/1)`` by seat, ``white, black, result number`` in the order
     :class:`GroupRead` gives them (one sort: a group's games cost about what reading them as
-    rows costs), the byes' entrants by round."""
+    rows costs), the byes' entrants by round.
+
+    ``withdrawn=False`` (the stage's pass): ``entrant, seat`` by seat only, without a lookup
+    per seat; the caller reads the stage's few withdrawn entrants once instead."""
     seat, entry = _q(Seat._meta.db_table), _q(StageEntry._meta.db_table)
     game, bye = _q(Game._meta.db_table), _q(SwissBye._meta.db_table)
     numbers = " ".join(f"WHEN '{code}' THEN {n}" for code, n in RESULT_NUMBERS.items())
     select = "st.seats, gm.games, b.entrants"
-    joins = (
-        # withdrawn: a lookup in the entries' key per seat, whatever the planner reckons
-        " CROSS JOIN LATERAL (SELECT string_agg(int8send(s.entrant_id)"
-        " || int8send(s.number::bigint) || int8send((EXISTS (SELECT FROM"
+    # withdrawn: a lookup in the entries' key per seat, whatever the planner reckons
+    gone = (
+        " || int8send((EXISTS (SELECT FROM"
         f" {entry} e WHERE e.stage_id = s.stage_id AND e.entrant_id = s.entrant_id"
-        " AND e.withdrawn_at IS NOT NULL))::integer::bigint), ''::bytea ORDER BY s.number)"
+        " AND e.withdrawn_at IS NOT NULL))::integer::bigint)"
+    )
+    joins = (
+        " CROSS JOIN LATERAL (SELECT string_agg(int8send(s.entrant_id)"
+        f" || int8send(s.number::bigint){gone if withdrawn else ''}, ''::bytea ORDER BY s.number)"
         f" AS seats FROM {seat} s WHERE s.group_id = g.id) st"
         " CROSS JOIN LATERAL (SELECT string_agg(int8send(x.white_id)"
         f" || int8send(x.black_id) || int8send(CASE x.result {numbers} ELSE -1 END::bigint),"
@@ -275,14 +282,17 @@ def _integers(data: bytes | memoryview | None) -> list[int]:
     return values.tolist()
 
 
-def _read_of(row: Sequence[Any]) -> GroupRead:
-    """A :class:`GroupRead` from the columns of :func:`_inputs`."""
+def _read_of(row: Sequence[Any], withdrawn: set[int] | None = None) -> GroupRead:
+    """A :class:`GroupRead` from the columns of :func:`_inputs` (``withdrawn``: the stage's
+    withdrawn entrants, for seats read without their lookup)."""
     seats, games, byes = (_integers(column) for column in row)
-    return GroupRead(
-        list(zip(seats[0::3], seats[1::3], seats[2::3], strict=True)),
-        list(zip(games[0::3], games[1::3], games[2::3], strict=True)),
-        byes,
-    )
+    if withdrawn is None:
+        by_seat = list(zip(seats[0::3], seats[1::3], seats[2::3], strict=True))
+    else:
+        entrants = seats[0::2]
+        gone = [int(e in withdrawn) for e in entrants] if withdrawn else [0] * len(entrants)
+        by_seat = list(zip(entrants, seats[1::2], gone, strict=True))
+    return GroupRead(by_seat, list(zip(games[0::3], games[1::3], games[2::3], strict=True)), byes)
 
 
 def _read_inputs(group_id: int) -> GroupRead:
@@ -431,6 +441,16 @@ _ROW_JSON = (
 )
 
 
+# A stored row in COPY's text format (:func:`_copy_text`), after its group's id.
+_COPY_ROW = "\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%s\t" + _FIGURES_JSON + "\n"
+
+
+def _copy_text(group_id: int, rows: Iterable[tuple]) -> str:
+    """Rows of :func:`table_rows` as lines of COPY's text format, the group's id first."""
+    head = str(group_id)
+    return "".join(head + _COPY_ROW % (*r[:7], "t" if r[7] else "f", *r[8]) for r in rows)
+
+
 def figures_json(texts: Sequence[str]) -> str:
     """The figures column's JSON of a row of :func:`table_rows`."""
     return _FIGURES_JSON % tuple(texts)
@@ -490,35 +510,47 @@ def _store_statements(group_id: int, rows: list[tuple], now: datetime) -> list[S
     the second updates the remaining ones in place where they changed (they keep group,
     entrant and position: no key to check, and no index to change while their page has
     room), inserts the others and updates the group."""
+    delete, store = _store_sql()
+    return [
+        (delete, [group_id, json.dumps({r[0]: r[2] for r in rows})]),
+        (store, [_rows_json(rows), now, group_id, group_id, group_id, group_id]),
+    ]
+
+
+@functools.cache
+def _store_sql() -> tuple[str, str]:
+    """The two statements of :func:`_store_statements` (their text made once)."""
     standings = _q(GroupStanding._meta.db_table)
-    data = _rows_json(rows)
     types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
     names = ", ".join(_q(c) for c in STANDING_COLUMNS)
     values = ", ".join(f"r.{_q(c)}" for c in STANDING_COLUMNS)
     kept = ("entrant_id", "position")
     changing = [c for c in STANDING_COLUMNS if c not in kept]
     changes = ", ".join(f"{_q(c)} = r.{_q(c)}" for c in changing)
-    return [
-        (
-            f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
-            " NOT IN (SELECT key::bigint, value::integer FROM jsonb_each_text(%s))",
-            [group_id, json.dumps({r[0]: r[2] for r in rows})],
-        ),
+    return (
+        f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
+        " NOT IN (SELECT key::bigint, value::integer FROM jsonb_each_text(%s::jsonb))",
         # One snapshot for the whole statement: the rows left by the delete are updated,
         # and the new rows are those whose entrant has no row left.
-        (
-            f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s) AS r({types})),"
-            f" marked AS (UPDATE {_q(Group._meta.db_table)}"
-            " SET standings_at = %s WHERE id = %s),"
-            f" updated AS (UPDATE {standings} s SET {changes}"
-            " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id"
-            f" AND {_changed('s', 'r', changing)})"
-            f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"
-            f" WHERE NOT EXISTS (SELECT FROM {standings} s"
-            " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
-            [data, now, group_id, group_id, group_id, group_id],
-        ),
-    ]
+        f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s::jsonb) AS r({types})),"
+        f" marked AS (UPDATE {_q(Group._meta.db_table)}"
+        " SET standings_at = %s WHERE id = %s),"
+        f" updated AS (UPDATE {standings} s SET {changes}"
+        " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id"
+        f" AND {_changed('s', 'r', changing)})"
+        f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"
+        f" WHERE NOT EXISTS (SELECT FROM {standings} s"
+        " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
+    )
+
+
+@functools.cache
+def _lock_sql() -> str:
+    """A group recompute's first statement: its stage's standings lock, shared."""
+    return (
+        "SELECT pg_advisory_xact_lock_shared(%s::integer, stage_id::integer)"
+        f" FROM {_q(Group._meta.db_table)} WHERE id = %s"
+    )
 
 
 Statement = tuple[str, list[Any]]
@@ -603,11 +635,7 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
             # Derived data with its mark: a commit lost in a crash leaves the mark pending
             # (the sweep recomputes it), so the commit need not wait for the disk.
             ("SET LOCAL synchronous_commit TO OFF", []),
-            (
-                f"SELECT pg_advisory_xact_lock_shared(%s::integer, stage_id::integer)"
-                f" FROM {_q(Group._meta.db_table)} WHERE id = %s",
-                [STAGE_STANDINGS_LOCK, group_id],
-            ),
+            (_lock_sql(), [STAGE_STANDINGS_LOCK, group_id]),
             (
                 "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
                 [GROUP_STANDINGS.lock_class, group_id],
@@ -756,7 +784,13 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
         )
     stage = Stage.objects.select_related("tournament").get(pk=stage_id)
     names = ["id", "stage_id", "number", "size"]  # what a table needs of its group
-    select, joins = _inputs()
+    select, joins = _inputs(withdrawn=False)
+    # The stage's withdrawn entrants (a few), read once rather than looked up per seat.
+    withdrawn = set(
+        StageEntry.objects.filter(stage_id=stage_id, withdrawn_at__isnull=False).values_list(
+            "entrant_id", flat=True
+        )
+    )
     pending = " AND m.pending_since IS NOT NULL" if only_if_pending else ""
     fallback = None
     if stage.order > 1:
@@ -778,17 +812,18 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
         )
         types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
         cursor.execute(f"CREATE TEMPORARY TABLE {_LOAD} (group_id bigint, {types}) ON COMMIT DROP")
-        rows = 0
         with cursor.copy(f"COPY {_LOAD} ({', '.join(map(_q, load_columns))}) FROM STDIN") as copy:
             while batch := read.fetchmany(64):
+                lines: list[str] = []
                 for changes, *values in batch:
                     group = _instance(Group, names, values[: len(names)])
                     group.stage = stage
                     seen[group.pk] = changes
-                    table = table_of(group, _read_of(values[len(names) :]), fallback)
-                    for row in table_rows(table):
-                        copy.write_row((group.pk, *row[:-1], figures_json(row[-1])))
-                        rows += 1
+                    table = table_of(group, _read_of(values[len(names) :], withdrawn), fallback)
+                    lines.append(_copy_text(group.pk, table_rows(table)))
+                # COPY's text format written here: no value holds a tab, a newline or a
+                # backslash (numbers, places like "3-4", the figures' JSON of numbers).
+                copy.write("".join(lines))
         if not seen:
             return 0
         ids = sorted(seen)

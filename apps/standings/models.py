@@ -162,3 +162,32 @@ class RankingMark(Mark):
             else "up to date"
         )
         return f"ranking of stage {self.stage_id}: {state}"
+
+
+class RankingFile(models.Model):
+    """The stage's stored ranking as its CSV file (``ranking.csv``), gzip-compressed: written
+    by each rebuild of the ranking (``ranking.rebuild_ranking``) in the same transaction as
+    the rows, so it is the file of the rows the ranking page shows, and served as stored
+    with its digest as ETag — 100,000 rows are about 2 MB compressed; writing them for each
+    request took seconds.
+
+    The entrants' names, codes, nations and ratings are written into it: ``version`` holds
+    the page versions of the stage and its tournament (``apps.core.pagecache``: an entrant's
+    change moves them) as they were when it was written. While they differ, the file is
+    written from the stored rows for each request instead (``views.stage_ranking_csv``),
+    until the next rebuild writes it again."""
+
+    stage = models.OneToOneField(
+        "stages.Stage",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="ranking_file",
+    )
+    version = models.CharField(max_length=64, help_text="the page versions it was written at")
+    sha256 = models.CharField(max_length=64, help_text="of the file itself (its ETag)")
+    size = models.PositiveBigIntegerField(help_text="bytes before compression")
+    content_gzip = models.BinaryField()
+    built_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"ranking file of stage {self.stage_id}"

@@ -12,8 +12,9 @@ points and place (the group's stored standings), besides its opponents.
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable, Iterator, Sequence
+import gzip
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,9 +23,12 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import ngettext
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
-from apps.core.csvfiles import safe_writer
 from apps.core.errors import ActionError
 from apps.core.pages import show_refusal
 from apps.core.permissions import is_group_td, is_organizer
@@ -54,14 +58,15 @@ from .display import (
 )
 from .freshness import ranking_state, stage_pending
 from .groups import chain
-from .models import GroupStanding, StandingsMark
+from .models import GroupStanding, RankingFile, StandingsMark
 from .pairing_list import pairing_list_csv
-from .ranking import StoredRanking, iter_stage_ranking
+from .ranking import StoredRanking, ranking_csv, stored_ranking_file
 from .rated import UNOFFICIAL, crosstable_players, group_norm_figures
 from .services import force_recompute
 from .trf_export import group_trf
 
 RANKING_PAGE = 100
+ACCEPTS_GZIP = re.compile(r"\bgzip\b")  # as GZipMiddleware reads Accept-Encoding
 MATRIX_MAX = 30  # round robins up to this size get the full seat-by-seat matrix
 
 
@@ -75,13 +80,73 @@ class Line:
     points: str
     figures: list[str]
     own: bool = False
+    # the crosstable page's cells of the row, written here (:class:`CellWriter`)
+    cells_html: str = ""
+
+
+class CellWriter:
+    """The crosstable's result cells as HTML, written in Python: a 100-player group has a
+    thousand, and the template's tags took most of the page's time for them. The words are
+    translated once a page."""
+
+    def __init__(self, matrix: bool, rounds: int, games_url: str) -> None:
+        self.matrix, self.rounds = matrix, rounds
+        self.games_url = escape(games_url)
+        words = {
+            "bye_title": _("pairing-allocated bye: a win"),
+            "bye": _("bye"),
+            "White": _("White"),
+            "Black": _("Black"),
+            "against": _("against seat"),
+            "adjudicated": _("adjudicated"),
+            "W": pgettext("White, one letter", "W"),
+            "B": pgettext("Black, one letter", "B"),
+            "absent": _("not paired in this round: no points"),
+            "own": _("own seat"),
+        }
+        self.words = {key: escape(word) for key, word in words.items()}
+
+    def cell(self, cell: Cell | ByeCell | None, column: int, seat: int) -> str:
+        w = self.words
+        if cell is not None and cell.bye:
+            return f'<td class="xc bye" title="{w["bye_title"]}">{w["bye"]}</td>'
+        if isinstance(cell, Cell):
+            white = cell.colour == "W"
+            classes = "xc" + (" latest" if cell.latest else "") + ("" if cell.result else " open")
+            title = f"{w['White'] if white else w['Black']} {w['against']} {cell.opponent_seat}"
+            if cell.adjudicated:
+                title += f" ({w['adjudicated']})"
+            if cell.finished_on:
+                title += f", {cell.finished_on:%Y-%m-%d}"
+            chip = (w["W"] if white else w["B"]) if self.matrix else str(cell.opponent_seat)
+            return (
+                f'<td class="{classes}" title="{title}">'
+                f'<span class="chip {"white" if white else "black"}">{chip}</span>'
+                f'<a class="sym" href="{self.games_url}{cell.number}/">'
+                f"{escape(cell.symbol or '·')}</a></td>"
+            )
+        if self.rounds:
+            return f'<td class="xc absent" title="{w["absent"]}">–</td>'
+        if self.matrix and column == seat:
+            return f'<td class="xc self" aria-label="{w["own"]}">×</td>'
+        return '<td class="xc"></td>'
+
+    def row(self, cells: Sequence[Cell | ByeCell | None], seat: int) -> str:
+        return mark_safe(  # noqa: S308 - every value above is escaped or a number
+            "".join(self.cell(cell, column, seat) for column, cell in enumerate(cells, start=1))
+        )
 
 
 def lines(
-    table: Crosstable, rows: list[Row], matrix: bool, own: set[int], rounds: int = 0
+    table: Crosstable,
+    rows: list[Row],
+    matrix: bool,
+    own: set[int],
+    rounds: int = 0,
+    writer: CellWriter | None = None,
 ) -> list[Line]:
     """The rows as shown: the seat-by-seat ``matrix``, a Swiss stage's ``rounds`` (one column
-    a round), else each row's White then Black games."""
+    a round), else each row's White then Black games; with ``writer``, their cells' HTML."""
     size = len(table.rows)
     whites, blacks = colour_columns(table.rows)
     result = []
@@ -100,6 +165,7 @@ def lines(
                 points_text(row.points),
                 [figure_text(k, row.figures.get(k)) for k in table.keys],
                 row.seat in own,
+                writer.row(cells, row.seat) if writer is not None else "",
             )
         )
     return result
@@ -207,6 +273,8 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
                 "number", flat=True
             )
         )
+    # Each game's page (the results app's "game" route) is its group's address + games/N/.
+    writer = CellWriter(matrix, rounds, group.get_absolute_url() + "games/")
     context = _context(
         request,
         group,
@@ -215,7 +283,7 @@ def group_crosstable(request: HttpRequest, slug: str, order: int, number: int) -
         rounds=range(1, rounds + 1),
         columns=range(1, size + 1),
         colour_columns=colour_columns(table.rows),
-        lines=lines(table, table.rows, matrix, own, rounds),
+        lines=lines(table, table.rows, matrix, own, rounds, writer),
         # Each game's page (the results app's "game" route) is its group's address + games/N/.
         games_url=group.get_absolute_url() + "games/",
         # Title-norm figures at every level, from the entrants' ratings and the games.
@@ -304,44 +372,6 @@ def group_trf_file(request: HttpRequest, slug: str, order: int, number: int) -> 
     return _download(group_trf(group), "text/plain", f"{_file_stem(group)}.trf")
 
 
-# Rows of the ranking CSV written per chunk of the streamed file.
-CSV_CHUNK_ROWS = 1000
-
-
-def ranking_csv(stage: Stage, rows: Iterable[dict] | None = None) -> Iterator[str]:
-    """The ranking as CSV, in chunks: place, group, seat, entrant, points, the chain's
-    tie-breaks, games. ``rows``: the stage's stored ranking, read as the file is sent."""
-    keys = [k.value for k in chain(stage.tournament)][1:]
-    out = io.StringIO()
-    writer = safe_writer(out)
-    writer.writerow(
-        ["place", "group", "seat", "code", "name", "nation", "rating", "points", *keys]
-        + ["finished", "scheduled", "withdrawn"]
-    )
-    for number, row in enumerate(iter_stage_ranking(stage.pk) if rows is None else rows):
-        if number % CSV_CHUNK_ROWS == 0:
-            yield out.getvalue()
-            out.seek(0)
-            out.truncate()
-        writer.writerow(
-            [
-                row["place"],
-                row["group__number"],
-                row["seat"],
-                row["entrant__code"],
-                row["entrant__name"],
-                row["entrant__nation"],
-                row["entrant__rating"] or "",
-                row["points"],
-                *(row["figures"].get(k, "") for k in keys),
-                row["finished"],
-                row["scheduled"],
-                int(row["withdrawn"]),
-            ]
-        )
-    yield out.getvalue()
-
-
 class StreamedFile(StreamingHttpResponse):
     """A download sent as it is written. Callers written for a whole response (test clients)
     may still read ``content``: that reads the whole stream, which is then sent from memory."""
@@ -357,13 +387,40 @@ class StreamedFile(StreamingHttpResponse):
         return self._whole
 
 
-def stage_ranking_csv(request: HttpRequest, slug: str, order: int) -> StreamingHttpResponse:
-    """The stored ranking as a CSV file, streamed (rows read from the database as it goes)."""
+def stage_ranking_csv(
+    request: HttpRequest, slug: str, order: int
+) -> HttpResponse | StreamingHttpResponse:
+    """The stored ranking as a CSV file: as stored with the ranking by its last rebuild
+    (``ranking.store_ranking_file``), gzip-compressed as it is to clients that accept gzip,
+    with its digest as ETag (a conditional request for the same file is answered 304);
+    written from the stored rows while sent if it was not stored, or its entrants changed
+    since (``models.RankingFile``)."""
     stage = visible_stage(request, slug, order)
     ranking_state(stage, heal=True)
     filename = f"{stage.tournament.slug}-stage-{stage.order}-ranking.csv"
-    response = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    stored = stored_ranking_file(stage)
+    if stored is None:
+        streamed = StreamedFile(ranking_csv(stage), content_type="text/csv; charset=utf-8")
+        streamed["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return streamed
+    etag = f'W/"{stored.sha256}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        data = bytes(
+            RankingFile.objects.filter(pk=stored.pk).values_list("content_gzip", flat=True)[0]
+        )
+        if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+            response = HttpResponse(data)
+            response["Content-Encoding"] = "gzip"  # GZipMiddleware leaves it as it is
+        else:
+            response = HttpResponse(gzip.decompress(data))
+        response["Content-Type"] = "text/csv; charset=utf-8"
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["ETag"] = etag
+    # The ranking changes with every rebuild: asked again each time, answered 304 if the
+    # same (an organizer's preview of a stage not public is kept by no shared cache).
+    patch_cache_control(response, no_cache=True, private=not stage.is_public)
+    patch_vary_headers(response, ("Accept-Encoding",))
     return response
 
 

@@ -6,6 +6,7 @@ and shown with "being updated" while a rebuild is pending. Runs on SQLite and Po
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import threading
 from contextlib import nullcontext
@@ -19,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from apps.core import pagecache
 from apps.entrants.models import StageEntry
 from apps.entrants.services import close_registration, import_entrants
 from apps.groups.models import Game, Group
@@ -30,8 +32,8 @@ from apps.stages.models import Stage
 from apps.stages.services import create_tournament
 from apps.standings import freshness, ranking, services
 from apps.standings import groups as group_standings
-from apps.standings.models import GroupStanding, RankingMark, StageRankingRow
-from apps.standings.views import ranking_csv
+from apps.standings.models import GroupStanding, RankingFile, RankingMark, StageRankingRow
+from apps.standings.ranking import ranking_csv
 
 BEING_UPDATED = "The standings are being updated: results entered since"
 ROW_FIELDS = (*ranking.RANKING_FIELDS, "place")
@@ -422,7 +424,7 @@ def old_ranking_csv(stage: Stage) -> str:
     return out.getvalue()
 
 
-def test_the_csv_streams_the_same_content_as_before(
+def test_the_csv_is_stored_with_the_ranking_and_has_the_same_content_as_before(
     organizer, stage, client, monkeypatch, django_capture_on_commit_callbacks
 ):
     play(
@@ -431,18 +433,52 @@ def test_the_csv_streams_the_same_content_as_before(
         django_capture_on_commit_callbacks,
         {1: ["1-0", "1/2-1/2"], 3: ["0-1", "+-"], 5: ["1-0"]},
     )
-    monkeypatch.setattr("apps.standings.views.CSV_CHUNK_ROWS", 50)
-    response = client.get(reverse("stage-ranking-csv", args=[stage.tournament.slug, 1]))
-    assert response.streaming and response["Content-Type"] == "text/csv; charset=utf-8"
+    address = reverse("stage-ranking-csv", args=[stage.tournament.slug, 1])
+    # Stored by the rebuild: sent as stored, compressed to a client that accepts gzip.
+    assert RankingFile.objects.filter(stage=stage).exists()
+    response = client.get(address)
+    assert not response.streaming and response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].endswith('-ranking.csv"')
-    chunks = list(response.streaming_content)
-    assert len(chunks) >= 5  # the header, then 50 rows at a time
-    text = b"".join(chunks).decode()
+    text = response.content.decode()
     assert text == old_ranking_csv(stage)
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 240 and rows[0]["place"] == "1" and rows[0]["points"] == "1.50"
+    zipped = client.get(address, HTTP_ACCEPT_ENCODING="gzip")
+    assert zipped["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.content).decode() == text
+    # Asked again with its ETag: not sent again.
+    again = client.get(address, HTTP_IF_NONE_MATCH=response["ETag"])
+    assert again.status_code == 304
     # The same writer over the computed rows gives the same file too.
     assert "".join(ranking_csv(stage, ranking.compute_stage_ranking(stage))) == text
+
+    # Without a stored file (a ranking stored before files were), it is written while sent,
+    # in chunks, with the same content.
+    RankingFile.objects.filter(stage=stage).delete()
+    monkeypatch.setattr("apps.standings.ranking.CSV_CHUNK_ROWS", 50)
+    streamed = client.get(address)
+    assert streamed.streaming
+    chunks = list(streamed.streaming_content)
+    assert len(chunks) >= 5  # the header, then 50 rows at a time
+    assert b"".join(chunks).decode() == text
+
+
+def test_an_entrant_changed_after_the_rebuild_is_in_the_csv(
+    organizer, stage, client, django_capture_on_commit_callbacks
+):
+    play(organizer, stage, django_capture_on_commit_callbacks, {1: ["1-0"]})
+    address = reverse("stage-ranking-csv", args=[stage.tournament.slug, 1])
+    stored_file = RankingFile.objects.get(stage=stage)
+    assert stored_file.version == ranking.file_version(stage)
+    assert ranking.ranking_csv_text(stage) == client.get(address).content.decode()
+    # An entrant's change moves the stage's page versions (its audit event does, on commit).
+    entry = StageEntry.objects.filter(stage=stage).select_related("entrant").first()
+    entry.entrant.name = "Renamed, Somebody"
+    entry.entrant.save(update_fields=["name"])
+    pagecache.bump_now([(pagecache.STAGE, stage.pk)])
+    response = client.get(address)
+    assert response.streaming  # not the stored file: written from the stored rows
+    assert "Renamed, Somebody" in response.content.decode()
 
 
 def test_pages_say_the_ranking_is_being_updated_and_show_the_last_rows(
@@ -461,7 +497,7 @@ def test_pages_say_the_ranking_is_being_updated_and_show_the_last_rows(
     assert body["ranking_pending_since"] is not None and body["pending_groups"] == 0
     assert body["results"][0]["entrant"]["code"] == before[0]["entrant__code"]
     csv_text = client.get(reverse("stage-ranking-csv", args=[stage.tournament.slug, 1]))
-    assert b"".join(csv_text.streaming_content).decode().count("\n") == 241
+    assert csv_text.content.decode().count("\n") == 241
     assert queued == [stage.pk]  # reading asks for nothing more: the rebuild is on its way
 
     ranking.rebuild_ranking(stage.pk)
