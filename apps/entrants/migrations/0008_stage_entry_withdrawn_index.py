@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('entrants', '0006_claim_refusal'),
+        ('entrants', '0007_people'),
         ('stages', '0012_draw_job_failure'),
     ]
 
