@@ -121,15 +121,32 @@ def record(
     stage=None,
     group=None,
     game=None,
-    pages: bool = True,
     **data,
 ) -> AuditEvent:
-    """Write one audit event (call inside the action's transaction). ``pages=False``: the
-    change shows on no cached public page (a move of a game played here), so none is
-    retired."""
+    """Write one audit event (call inside the action's transaction)."""
+    event = record_unpaged(
+        action, actor, tournament=tournament, stage=stage, group=group, game=game, **data
+    )
+    # What the change shows on: its cached public pages are retired once it commits.
+    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
+    return event
+
+
+def record_unpaged(
+    action: Action,
+    actor: Actor | None = None,
+    *,
+    tournament=None,
+    stage=None,
+    group=None,
+    game=None,
+    **data,
+) -> AuditEvent:
+    """:func:`record` for a change that shows on no cached public page (a move of a game
+    played here): no page is retired."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
-    event = AuditEvent.objects.create(
+    return AuditEvent.objects.create(
         action=Action(action),
         actor=actor if signed_in(actor) else None,
         tournament_id=_id(tournament),
@@ -138,11 +155,6 @@ def record(
         game_id=_id(game),
         data=data,
     )
-    # What the change shows on: its cached public pages are retired once it commits.
-    if pages:
-        scopes = pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id)
-        pagecache.bump(scopes)
-    return event
 
 
 def _id(obj) -> int | None:

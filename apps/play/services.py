@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.clock import DAY, GameTimes, Reminder, Side, days_to_exceed
-from apps.core.audit import Action, record
+from apps.core.audit import Action, record, record_unpaged
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, can_enter_results, signed_in
 from apps.core.results import Result
@@ -364,9 +364,8 @@ def _play_conditionals(
         if not lines:
             break
         match = next((line for line in lines if line.moves and line.moves[0] == last.uci), None)
-        ConditionalLine.objects.filter(pk__in=[line.pk for line in lines]).exclude(
-            pk=match.pk if match else None
-        ).update(cancelled_at=now)
+        spent = [line.pk for line in lines if line is not match]
+        ConditionalLine.objects.filter(pk__in=spent).update(cancelled_at=now)
         if match is None or len(match.moves) < 2:
             if match is not None:
                 ConditionalLine.objects.filter(pk=match.pk).update(cancelled_at=now)
@@ -383,7 +382,7 @@ def _play_conditionals(
         ConditionalLine.objects.filter(pk=match.pk).update(
             after_ply=last.ply, moves=rest, **({} if rest else {"cancelled_at": now})
         )
-        record(
+        record_unpaged(
             Action.PLAY_MOVE,
             None,
             stage=played.stage,
@@ -393,7 +392,6 @@ def _play_conditionals(
             san=last.san,
             side=waiting.value,
             conditional=True,
-            pages=False,
         )
     return played_moves
 
@@ -558,7 +556,7 @@ def _move(
     if offer_draw:
         _offer(played, side, made.ply)
     played.reminders_sent = 0
-    record(
+    record_unpaged(
         Action.PLAY_MOVE,
         actor,
         stage=played.stage,
@@ -567,7 +565,6 @@ def _move(
         ply=made.ply,
         san=made.san,
         side=side.value,
-        pages=False,
         **({"draw_offered": True} if offer_draw else {}),
         **({"draw_declined": True} if declined else {}),
     )
@@ -615,7 +612,7 @@ def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> Pl
         played.draw_offer_ply = played.ply
         played.version += 1
         played.save()
-        record(
+        record_unpaged(
             Action.PLAY_DRAW_OFFERED,
             actor,
             stage=played.stage,
@@ -623,7 +620,6 @@ def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> Pl
             game=played.game,
             ply=played.ply,
             side=side.value,
-            pages=False,
         )
     return played
 
@@ -673,7 +669,7 @@ def decline_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> 
         played.draw_offer_side, played.draw_offer_ply = "", None
         played.version += 1
         played.save()
-        record(
+        record_unpaged(
             Action.PLAY_DRAW_DECLINED,
             actor,
             stage=played.stage,
@@ -681,7 +677,6 @@ def decline_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> 
             game=played.game,
             ply=played.ply,
             side=side.value,
-            pages=False,
         )
     return played
 
@@ -847,7 +842,7 @@ def add_days(
         played.version += 1
         played.save()
         refresh_deadlines(played, now)
-        record(
+        record_unpaged(
             Action.PLAY_DAYS_ADDED,
             actor,
             stage=played.stage,
@@ -856,7 +851,6 @@ def add_days(
             side=side,
             days=days,
             reason=reason,
-            pages=False,
         )
     return played
 
@@ -907,7 +901,7 @@ def set_conditionals(
         created = ConditionalLine.objects.create(
             game=played, side=side.value, after_ply=after_ply, moves=line
         )
-        record(
+        record_unpaged(
             Action.PLAY_CONDITIONALS_SET,
             actor,
             stage=played.stage,
@@ -916,7 +910,6 @@ def set_conditionals(
             side=side.value,
             after_ply=after_ply,
             moves=line,
-            pages=False,
         )
     return created
 
@@ -936,7 +929,7 @@ def cancel_conditionals(
             lines = lines.filter(pk=line_id)
         cancelled = lines.update(cancelled_at=now)
         if cancelled:
-            record(
+            record_unpaged(
                 Action.PLAY_CONDITIONALS_CANCELLED,
                 actor,
                 stage=played.stage,
@@ -944,7 +937,6 @@ def cancel_conditionals(
                 game=played.game,
                 side=side.value,
                 lines=cancelled,
-                pages=False,
             )
     return cancelled
 

@@ -1,7 +1,7 @@
 """Moves through the API on PostgreSQL: ``POST /api/games/{id}/moves/`` (goal: at least 200
 moves a second on this machine), and ``GET /api/games/{id}/play/``.
 
-A stage played on this server (100 entrants, 10 games each: 500 games) is drawn and
+A stage played on this server (100 entrants in groups of 20, 4 games each: 200 games) is drawn and
 published; each game's two players then play the same 20-ply opening through DRF's full
 stack (authentication, throttle, parsing, the action with its lock, audit and deadlines),
 in process with the test client, one request after the other (``sequential``), and split
@@ -47,7 +47,7 @@ def _setup() -> list[tuple[int, int, int]]:
         organizer,
         name="Play Bench",
         slug="play-bench",
-        games_per_player=10,
+        games_per_player=4,
         stages=[{"min_group_size": 20, "play_on_server": True}],
     )
     stage = cup.first_stage
