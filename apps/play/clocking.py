@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, date, datetime
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db import connection
+from django.utils.dateparse import parse_datetime
 
 from apps.clock import (
     DAY,
@@ -72,16 +73,14 @@ def leave_of(user_ids: Sequence[int | None]) -> dict[int, list[LeavePeriod]]:
 
 def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> GameTimes:
     """What the clock knows of ``played`` (its game with both players loaded); ``moves``: the
-    moves' dates when the caller has them already. A played game read with
-    :func:`with_flags` says whether either player has leave at all, and the leave is read
-    only then."""
-    if moves is None:
-        moves = list(
-            Move.objects.filter(game=played).order_by("ply").values_list("played_at", flat=True)
-        )
+    moves' dates when the caller has them already. Without them the moves, both players'
+    leave and whether conditional lines wait are read in one statement
+    (:func:`read_inputs`; the last is kept on ``played.has_conditionals``)."""
     white, black = players_users(played)
-    any_leave = getattr(played, "players_have_leave", True)
-    leave = leave_of([white, black]) if any_leave else {}
+    if moves is None:
+        moves, leave, played.has_conditionals = read_inputs(played)
+    else:
+        leave = leave_of([white, black])
     return GameTimes(
         start=played.started_at,
         moves=tuple(moves),
@@ -92,18 +91,48 @@ def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> G
     )
 
 
-def with_flags(queryset: QuerySet[PlayedGame]) -> QuerySet[PlayedGame]:
-    """``queryset`` with what spares a move two queries: whether either player has leave
-    (not cancelled) and whether conditional lines wait (``players_have_leave``,
-    ``has_conditionals``)."""
-    leave = Leave.objects.filter(cancelled_at__isnull=True)
-    return queryset.annotate(
-        players_have_leave=Exists(leave.filter(user_id=OuterRef("game__white__user_id")))
-        | Exists(leave.filter(user_id=OuterRef("game__black__user_id"))),
-        has_conditionals=Exists(
-            ConditionalLine.objects.filter(game_id=OuterRef("pk"), cancelled_at__isnull=True)
-        ),
-    )
+def _instant(value: datetime | str) -> datetime:
+    moment = parse_datetime(value) if isinstance(value, str) else value
+    if moment is None:
+        raise ValueError(f"not a date and time: {value!r}")
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _day(value: date | str) -> date:
+    return date.fromisoformat(value[:10]) if isinstance(value, str) else value
+
+
+def read_inputs(
+    played: PlayedGame,
+) -> tuple[list[datetime], dict[int, list[LeavePeriod]], bool]:
+    """The game's moves' dates (in order), both players' leave (not cancelled) and whether
+    conditional lines wait, in one round trip (a move's hot path)."""
+    white, black = players_users(played)
+    users = [pk for pk in (white, black) if pk is not None] or [0]
+    marks = ", ".join(["%s"] * len(users))
+    moves_table, leave_table = Move._meta.db_table, Leave._meta.db_table
+    lines_table = ConditionalLine._meta.db_table
+    sql = f"""
+        SELECT 0, played_at, CAST(NULL AS date), CAST(NULL AS date), 0, ply
+        FROM {moves_table} WHERE game_id = %s
+        UNION ALL
+        SELECT 1, NULL, starts_on, ends_on, user_id, 0
+        FROM {leave_table} WHERE user_id IN ({marks}) AND cancelled_at IS NULL
+        UNION ALL
+        SELECT 2, NULL, NULL, NULL, 0, 0 WHERE EXISTS (
+            SELECT 1 FROM {lines_table} WHERE game_id = %s AND cancelled_at IS NULL
+        )
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [played.pk, *users, played.pk])
+        rows = cursor.fetchall()
+    moves = sorted((ply, _instant(at)) for kind, at, _s, _e, _u, ply in rows if kind == 0)
+    leave: dict[int, list[LeavePeriod]] = {pk: [] for pk in users}
+    for kind, _at, starts_on, ends_on, user_id, _ply in rows:
+        if kind == 1:
+            leave[user_id].append(LeavePeriod(_day(starts_on), _day(ends_on)))
+    lines = any(row[0] == 2 for row in rows)
+    return [at for _ply, at in moves], leave, lines
 
 
 def extended(times: GameTimes, moment: datetime, plies: int = 1) -> GameTimes:

@@ -40,7 +40,6 @@ from .clocking import (
     game_times,
     refresh_deadlines,
     silence_of,
-    with_flags,
 )
 from .models import ConditionalLine, Leave, Move, PlayedGame
 
@@ -181,11 +180,11 @@ def locked_played(game_id: int) -> PlayedGame:
     """The played game, locked for the caller's transaction, with its stage, tournament,
     group and players; NOT_FOUND when the game is not played here."""
     try:
-        return with_flags(
-            PlayedGame.objects.select_for_update(no_key=True, of=("self",)).select_related(
-                "stage__tournament", "game__group", "game__white", "game__black"
-            )
-        ).get(pk=game_id)
+        return (
+            PlayedGame.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("stage__tournament", "game__group", "game__white", "game__black")
+            .get(pk=game_id)
+        )
     except PlayedGame.DoesNotExist:
         raise ActionError(
             ErrorCode.NOT_FOUND, _("Game %(id)s is not played on this server.") % {"id": game_id}
@@ -570,7 +569,7 @@ def _move(
     )
     moves = [made]
     ended = _automatic_end(board)
-    if ended is None and getattr(played, "has_conditionals", True):
+    if ended is None and played.has_conditionals:
         moves += _play_conditionals(played, board, made, now)
         ended = _automatic_end(board)
     if ended is not None:

@@ -23,8 +23,10 @@ from . import load as load_bench
 
 ENTRANTS = int(os.environ.get("BENCH_PLAY_ENTRANTS") or 100)
 PROCESSES = 2
-# A Ruy Lopez, 20 plies: no capture, no check, no repetition, no end.
-OPENING = ("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7").split()
+# A Ruy Lopez, 20 plies: no capture, no check, no repetition, no end (BENCH_PLAY_PLIES
+# plays fewer).
+RUY_LOPEZ = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7"
+OPENING = RUY_LOPEZ.split()[: int(os.environ.get("BENCH_PLAY_PLIES") or 20)]
 
 
 def _setup() -> list[tuple[int, int, int]]:
