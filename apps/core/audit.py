@@ -110,6 +110,18 @@ class Action(StrEnum):
     PLAYER_REGISTRATION_MOVED_UP = "player_registration.moved_up"
     PLAYER_REGISTRATION_APPROVED = "player_registration.approved"  # an entrant (code) was made
     PLAYER_REGISTRATION_REJECTED = "player_registration.rejected"  # an organizer refused (reason)
+    # play on the server (apps/play, docs/play.md)
+    PLAY_STARTED = "play.started"  # a stage's games (or a Swiss round's) began here (games)
+    PLAY_MOVE = "play.move"  # a player moved (ply, san; conditional: played from their list)
+    PLAY_DRAW_OFFERED = "play.draw_offered"  # a player offered a draw (ply)
+    PLAY_DRAW_ACCEPTED = "play.draw_accepted"  # the opponent accepted: drawn
+    PLAY_DRAW_DECLINED = "play.draw_declined"  # the opponent declined the standing offer
+    PLAY_RESIGNED = "play.resigned"  # a player resigned (side)
+    PLAY_CLAIMED = "play.claimed"  # a player claimed (kind, granted; or sent to the TD)
+    PLAY_GAME_ENDED = "play.game_ended"  # a game here ended (how, result, ply)
+    PLAY_DAYS_ADDED = "play.days_added"  # a TD added days to a player's clock (side, days, reason)
+    PLAY_CONDITIONALS_SET = "play.conditionals_set"  # a player left "if X then Y" moves
+    PLAY_CONDITIONALS_CANCELLED = "play.conditionals_cancelled"  # a player withdrew them
 
 
 # The events that change a game's result (a group's and a TD's history lists them).
@@ -127,9 +139,29 @@ def record(
     **data,
 ) -> AuditEvent:
     """Write one audit event (call inside the action's transaction)."""
+    event = record_unpaged(
+        action, actor, tournament=tournament, stage=stage, group=group, game=game, **data
+    )
+    # What the change shows on: its cached public pages are retired once it commits.
+    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
+    return event
+
+
+def record_unpaged(
+    action: Action,
+    actor: Actor | None = None,
+    *,
+    tournament=None,
+    stage=None,
+    group=None,
+    game=None,
+    **data,
+) -> AuditEvent:
+    """:func:`record` for a change that shows on no cached public page (a move of a game
+    played here): no page is retired."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
-    event = AuditEvent.objects.create(
+    return AuditEvent.objects.create(
         action=Action(action),
         actor=actor if signed_in(actor) else None,
         tournament_id=_id(tournament),
@@ -138,9 +170,6 @@ def record(
         game_id=_id(game),
         data=data,
     )
-    # What the change shows on: its cached public pages are retired once it commits.
-    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
-    return event
 
 
 def _id(obj) -> int | None:

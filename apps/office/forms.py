@@ -246,6 +246,7 @@ class StageForm(SettingsForm):
             (Freeze.QUALIFICATION, _("Qualification for the next stage")),
             (Freeze.PLAY, _("Play period")),
             (Freeze.REGISTRATION, _("Registration by players")),
+            (Freeze.SERVER, _("Play on this server")),
         )
     )
 

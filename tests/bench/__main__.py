@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, imports, load, rating_list_import, standings, swiss, worker
+from . import app, engine, imports, load, play_moves, rating_list_import, standings, swiss, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
@@ -19,6 +19,7 @@ BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "worker": worker.run,
     "load": load.run,
     "ratinglists": rating_list_import.run,
+    "play": play_moves.run,
 }
 
 
