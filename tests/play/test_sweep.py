@@ -11,8 +11,8 @@ import pytest
 from apps.core.audit import Action
 from apps.core.models import AuditEvent
 from apps.groups.models import Game
-from apps.play.models import Leave, PlayedGame
 from apps.play import sweep as sweep_module
+from apps.play.models import Leave, PlayedGame
 from apps.play.sweep import SweepReport, losing_result, sweep_clocks
 from apps.standings.models import GroupStanding
 from tests.play.clockworld import clock_world, play, restamp, utc
