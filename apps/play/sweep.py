@@ -24,15 +24,13 @@ the game again: the second sweep finds it finished.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
-from apps.clock import Leave as LeavePeriod
 from apps.clock import Pauses, Reminder, Side, silence_since
 from apps.core.results import Result
 from apps.groups.models import Game
@@ -40,7 +38,8 @@ from apps.results import settling
 from apps.results.services import locked_group, set_result
 from apps.stages.models import Stage
 
-from .models import Leave, Move, PlayedGame
+from .clocking import leave_of
+from .models import Move, PlayedGame
 
 # Reminders claimed per task that e-mails them.
 REMINDER_BATCH = 200
@@ -131,21 +130,28 @@ def _finish(group_id: int, expected: dict[int, int | None], now: datetime, endin
     game to the ply the sweep saw it at (None: any; a loss on time is read again from
     ``loses_at``). Returns how many games this call ended."""
     with transaction.atomic():
+        # The lock order of play (apps/play/services.py): the played games' rows, then their
+        # group, then their games (as a move that ends a game takes them).
+        plays = (
+            PlayedGame.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("stage")
+            .filter(pk__in=sorted(expected), finished_at__isnull=True)
+        )
+        if ending == Ending.TIME:
+            plays = plays.filter(loses_at__lte=now)
+        plays = list(plays.order_by("pk"))
+        if not plays:
+            return 0
         locked_group(group_id)
         games = {
             g.pk: g
             for g in Game.objects.select_for_update(no_key=True, of=("self",))
             .select_related("group__stage__tournament", "white", "black")
-            .filter(pk__in=sorted(expected))
+            .filter(pk__in=[p.pk for p in plays])
             .order_by("pk")
         }
-        plays = PlayedGame.objects.select_for_update(no_key=True).filter(
-            pk__in=sorted(games), finished_at__isnull=True
-        )
-        if ending == Ending.TIME:
-            plays = plays.filter(loses_at__lte=now)
         ended = 0
-        for play in plays.order_by("pk"):
+        for play in plays:
             seen = expected[play.pk]
             if seen is not None and seen != play.ply:
                 continue  # a move came in since the sweep looked: nothing is due any more
@@ -176,9 +182,9 @@ def _ending_reason(ending: str, play: PlayedGame, now: datetime) -> str:
     }
     if ending == Ending.TIME:
         return _("%(side)s lost on time (ply %(ply)s; found %(when)s).") % values
-    return _("%(side)s lost by silence: 40 days without a move (ply %(ply)s; found %(when)s).") % (
-        values
-    )
+    return _(
+        "%(side)s lost by silence: %(days)s days without a move (ply %(ply)s; found %(when)s)."
+    ) % {**values, "days": play.stage.silence_days}
 
 
 # ---------------------------------------------------------------------------
@@ -210,17 +216,15 @@ def _silence(now: datetime) -> _SilenceCounts:
             "long_think_black",
             "game__white__user_id",
             "game__black__user_id",
+            "stage__silence_days",
         )
     )
     if not rows:
         return _SilenceCounts()
-    leave = leave_of_users(
-        {u for row in rows for u in row[8:10] if u is not None},
-        since=min((row[4] or row[3]).date() for row in rows),
-    )
+    leave = leave_of(sorted({u for row in rows for u in row[8:10] if u is not None}))
     lost: dict[int, dict[int, int | None]] = defaultdict(dict)
     claims: list[tuple[int, int, int, int, datetime | None, Reminder | None]] = []
-    for game_id, group_id, ply, started, moved, sent, think_w, think_b, white, black in rows:
+    for game_id, group_id, ply, started, moved, sent, think_w, think_b, white, black, limit in rows:
         since = moved or started
         side = side_to_move(ply)
         declared = think_w if side is Side.WHITE else think_b
@@ -231,6 +235,7 @@ def _silence(now: datetime) -> _SilenceCounts:
             side=side,
             ply=ply + 1,
             declared_at=since if declared else None,
+            limit=limit,
         )
         if report.lost:
             lost[group_id][game_id] = ply
@@ -275,17 +280,3 @@ def _queue_reminders(reminders: list[DueReminder]) -> None:
     ]
     for batch in batches:
         transaction.on_commit(lambda batch=batch: tasks.send_reminders.delay(batch))
-
-
-def leave_of_users(user_ids: Iterable[int], *, since: date) -> dict[int, list[LeavePeriod]]:
-    """The leave (not cancelled, not over before ``since``) of each of these users, as the
-    clock's periods (one query)."""
-    found: dict[int, list[LeavePeriod]] = defaultdict(list)
-    ids = sorted(set(user_ids))
-    if not ids:
-        return found
-    for user_id, first, last in Leave.objects.filter(
-        user_id__in=ids, cancelled_at__isnull=True, ends_on__gte=since
-    ).values_list("user_id", "starts_on", "ends_on"):
-        found[user_id].append(LeavePeriod(first, last))
-    return found
