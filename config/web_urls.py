@@ -13,4 +13,7 @@ APPS = (
     "notifications",
 )
 
-urlpatterns = [path("", include(f"apps.{app}.urls")) for app in APPS]
+urlpatterns = [
+    *(path("", include(f"apps.{app}.urls")) for app in APPS),
+    path("", include("apps.play.leave_urls")),
+]

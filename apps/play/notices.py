@@ -37,6 +37,7 @@ from apps.notifications.services import (
     way_in,
 )
 
+from .leave import player_open_games
 from .models import Leave, Move, PlayedGame
 
 # Reminders and leave notices follow "results of my games", as the reminder before the end
@@ -147,19 +148,10 @@ def leave_key(leave_id: int, entrant_id: int, cancelled: bool) -> str:
 
 
 def open_games_of(user_id: int) -> list[Game]:
-    """The user's games played here and still open (through their seats: games are indexed
-    by group, not by player)."""
-    entrants = list(Entrant.objects.filter(user_id=user_id).values_list("pk", flat=True))
-    if not entrants:
-        return []
+    """The player's open games here, with what an e-mail shows of them."""
     return list(
-        Game.objects.filter(
-            group__seats__entrant__in=entrants,
-            play__finished_at__isnull=True,
-        )
-        .filter(Q(white__in=entrants) | Q(black__in=entrants))
+        Game.objects.filter(pk__in=player_open_games(user_id).values("pk"))
         .select_related("group__stage__tournament", "white", "black")
-        .distinct()
         .order_by("group__stage_id", "group__number", "number")
     )
 
