@@ -188,3 +188,31 @@ def test_a_result_entered_by_the_td_meanwhile_only_closes_the_clock(
     assert sweep(django_capture_on_commit_callbacks, T0 + 40 * DAY).lost_on_time == 0
     played.refresh_from_db()
     assert played.finished_at is not None and result_of(played) == result
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.page_bumps_on_commit
+def test_two_sweeps_at_once_send_each_reminder_once_and_end_each_game_once(mailoutbox):
+    from apps.notifications.models import SentNotification
+    from tests.racing import race
+    from tests.worlds.play import build_play_world
+
+    world = build_play_world(None)
+    games = PlayedGame.objects.filter(stage=world.stage).count()
+    assert games == 24  # one group of twelve, four games each: every clock runs from START
+    mailoutbox.clear()
+
+    first = race(lambda: sweep_clocks(T0 + 20 * DAY), lambda: sweep_clocks(T0 + 20 * DAY))
+    assert all(isinstance(r, SweepReport) for r in first), first
+    assert sum(r.reminders for r in first) == games
+    assert SentNotification.objects.filter(kind="silence").count() == games
+    assert len([m for m in mailoutbox if "14 days without your move" in m.subject]) == games
+
+    second = race(lambda: sweep_clocks(T0 + 40 * DAY), lambda: sweep_clocks(T0 + 40 * DAY))
+    assert all(isinstance(r, SweepReport) for r in second), second
+    assert sum(r.lost_on_time for r in second) == games
+    assert sum(r.lost_by_silence + r.reminders for r in second) == 0
+    entered = AuditEvent.objects.filter(action=Action.RESULT_ENTERED, stage_id=world.stage.pk)
+    assert entered.count() == games
+    assert set(Game.objects.filter(group=world.group).values_list("result", flat=True)) == {"-+"}
