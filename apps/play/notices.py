@@ -292,7 +292,10 @@ def digest_key(day: date, entrant_id: int) -> str:
 def digest_messages(user_id: int, day: date) -> list[Message]:
     """One e-mail per entry of the user listing the moves their opponents made on ``day``
     (UTC) in their games here, with each game's page (nothing when no opponent moved)."""
-    entrants = {e.pk: e for e in Entrant.objects.filter(user_id=user_id).select_related("user")}
+    # The digest is off unless chosen (no preferences row: off).
+    if not Preferences.objects.filter(user_id=user_id, move_digest=True).exists():
+        return []
+    entrants = {e.pk: e for e in Entrant.objects.filter(user_id=user_id)}
     if not entrants:
         return []
     start, end = day_bounds(day)
