@@ -233,6 +233,40 @@ def results_imported(
     return event
 
 
+def results_entered(actor: Actor | None, entered: Iterable[tuple[Any, str]]) -> None:
+    """Results the system set for many games at once (a clock sweep's losses on time and by
+    silence): one ``result.entered`` event per game, as :func:`result_changed` writes it
+    (old ``""``, the game's new result, its reason), all in one statement. ``entered``:
+    ``(game, reason)`` pairs, each game with its group and stage loaded."""
+    entered = list(entered)
+    by = actor if signed_in(actor) else None
+    insert_rows(
+        AuditEvent,
+        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
+        (
+            (
+                Action.RESULT_ENTERED.value,
+                by.pk if by is not None else None,
+                g.group.stage.tournament_id,
+                g.group.stage_id,
+                g.group_id,
+                g.pk,
+                result_change_data("", g.result, g.adjudicated, reason),
+            )
+            for g, reason in entered
+        ),
+    )
+    pagecache.bump(
+        {
+            scope
+            for g, _reason in entered
+            for scope in pagecache.event_scopes(
+                g.group.stage.tournament_id, g.group.stage_id, g.group_id
+            )
+        }
+    )
+
+
 def entrant_withdrawn(
     actor: Actor | None, *, stage, group, entrant_code: str, reason: str, forfeited: Iterable
 ) -> AuditEvent:
