@@ -143,6 +143,32 @@ def record(
     return event
 
 
+def record_many(
+    action: Action, actor: Actor | None, events: Iterable[tuple[Any, Any, Any, dict]]
+) -> None:
+    """Write one ``action`` event for each ``(stage, group, game, data)`` in one statement
+    (an action over many games: a clock sweep's ends), as :func:`record` writes each."""
+    by = actor if signed_in(actor) else None
+    rows = [
+        (
+            Action(action).value,
+            by.pk if by is not None else None,
+            stage.tournament_id,
+            stage.pk,
+            _id(group),
+            _id(game),
+            data,
+        )
+        for stage, group, game, data in events
+    ]
+    insert_rows(
+        AuditEvent,
+        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
+        rows,
+    )
+    pagecache.bump({scope for row in rows for scope in pagecache.event_scopes(*row[2:5])})
+
+
 def _id(obj) -> int | None:
     return None if obj is None else obj.pk
 

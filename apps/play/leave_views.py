@@ -15,8 +15,8 @@ from django.views.decorators.http import require_POST
 from apps.core.errors import ActionError
 from apps.core.pages import SignedInRequest
 
-from .leave_forms import LeaveForm
 from .leave import cancel_leave, take_leave
+from .leave_forms import LeaveForm
 
 BACK = "me"
 

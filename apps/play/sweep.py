@@ -23,33 +23,29 @@ the game again: the second sweep finds it finished.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 from apps.clock import Pauses, Reminder, Side, silence_since
+from apps.core.audit import Action, record_many
+from apps.core.bulk import update_rows
 from apps.core.results import Result
-from apps.groups.models import Game
-from apps.results import settling
-from apps.results.services import locked_group, set_result
+from apps.groups.models import Game, Group
+from apps.results.services import SystemResult, set_system_results
 from apps.stages.models import Stage
 
 from .clocking import leave_of
-from .models import Move, PlayedGame
+from .models import ConditionalLine, Move, PlayedGame
+from .services import PLAY_ROAD, End, game_pgn
 
-# Reminders claimed per task that e-mails them.
+# Reminders claimed per task that e-mails them; games ended per transaction.
 REMINDER_BATCH = 200
-
-
-class Ending:
-    """How the sweep ends a game (the result's reason says it in words)."""
-
-    TIME = "time"
-    SILENCE = "silence"
+LOSS_BATCH = 500
+CLAIM_BATCH = 5000
 
 
 @dataclass(frozen=True)
@@ -78,13 +74,10 @@ def side_to_move(ply: int) -> Side:
 
 
 def losing_result(ply: int) -> Result:
-    """The result when the side to move after ``ply`` half-moves loses by the clock: a loss,
-    or a forfeit when that side never moved (the game was never played by them)."""
-    side = side_to_move(ply)
-    moved = (ply + 1) // 2 if side is Side.WHITE else ply // 2
-    if moved == 0:
-        return Result.forfeit_loss(side.value)
-    return Result.BLACK_WINS if side is Side.WHITE else Result.WHITE_WINS
+    """The result when the side to move after ``ply`` half-moves loses by the clock: the
+    opponent wins, as when the loser's own late move finds the time gone
+    (``apps.play.services``)."""
+    return Result.BLACK_WINS if side_to_move(ply) is Side.WHITE else Result.WHITE_WINS
 
 
 def _open_in_play():
@@ -114,76 +107,130 @@ def sweep_clocks(now: datetime) -> SweepReport:
 # ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Due:
+    """A game the sweep found lost: the ply it saw (None: read ``loses_at`` again under the
+    lock) and the instant of the loss (None: ``loses_at``)."""
+
+    ply: int | None = None
+    at: datetime | None = None
+
+
+def _batches(items: list, size: int = LOSS_BATCH) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
 def _finish_on_time(now: datetime) -> int:
-    due = _open_in_play().filter(loses_at__lte=now).values_list("game_id", "game__group_id")
-    by_group: dict[int, list[int]] = defaultdict(list)
-    for game_id, group_id in due:
-        by_group[group_id].append(game_id)
-    return sum(
-        _finish(group_id, {pk: None for pk in ids}, now, Ending.TIME)
-        for group_id, ids in sorted(by_group.items())
-    )
+    due = sorted(_open_in_play().filter(loses_at__lte=now).values_list("game_id", flat=True))
+    return sum(_end_games({pk: _Due() for pk in batch}, now, End.TIME) for batch in _batches(due))
 
 
-def _finish(group_id: int, expected: dict[int, int | None], now: datetime, ending: str) -> int:
-    """End the games of one group by the clock, in one transaction: ``expected`` maps each
-    game to the ply the sweep saw it at (None: any; a loss on time is read again from
-    ``loses_at``). Returns how many games this call ended."""
+def _end_games(due: dict[int, _Due], now: datetime, end: End) -> int:
+    """End these games by the clock in one transaction (``end``: on time or by silence).
+    Locked in play's order (apps/play/services.py): the played games' rows, their groups
+    (in id order), their games. A game moved meanwhile (another ply), finished, or in a
+    group closed meanwhile is left alone. Returns how many results this call entered."""
     with transaction.atomic():
-        # The lock order of play (apps/play/services.py): the played games' rows, then their
-        # group, then their games (as a move that ends a game takes them).
         plays = (
             PlayedGame.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("stage")
-            .filter(pk__in=sorted(expected), finished_at__isnull=True)
+            .select_related("stage__tournament", "game")
+            .filter(pk__in=sorted(due), finished_at__isnull=True)
+            .order_by("pk")
         )
-        if ending == Ending.TIME:
+        if end is End.TIME:
             plays = plays.filter(loses_at__lte=now)
-        plays = list(plays.order_by("pk"))
-        if not plays:
+        found = [p for p in plays if due[p.pk].ply in (None, p.ply)]
+        if not found:
             return 0
-        locked_group(group_id)
+        groups = {
+            g.pk: g
+            for g in Group.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("stage")
+            .filter(pk__in=sorted({p.game.group_id for p in found}))
+            .order_by("pk")
+        }
+        found = [
+            p
+            for p in found
+            if not groups[p.game.group_id].is_closed
+            and groups[p.game.group_id].stage.status == Stage.Status.PUBLISHED
+        ]
         games = {
             g.pk: g
             for g in Game.objects.select_for_update(no_key=True, of=("self",))
             .select_related("group__stage__tournament", "white", "black")
-            .filter(pk__in=[p.pk for p in plays])
+            .filter(pk__in=[p.pk for p in found])
             .order_by("pk")
         }
-        ended = 0
-        for play in plays:
-            seen = expected[play.pk]
-            if seen is not None and seen != play.ply:
-                continue  # a move came in since the sweep looked: nothing is due any more
-            game = games[play.pk]
-            play.finished_at = now
+        changes = []
+        for play in found:
+            at = due[play.pk].at or play.loses_at or now
+            play.finished_at, play.ended_by = at, end.value
             play.loses_at = play.next_reminder_at = None
-            play.save(update_fields=["finished_at", "loses_at", "next_reminder_at"])
-            if game.result:  # a TD entered the result meanwhile: the game is over already
+            play.draw_offer_side, play.draw_offer_ply = "", None
+            play.version += 1
+            play.game = games[play.pk]
+            if play.game.result:  # a TD entered the result meanwhile: the game is over
                 continue
-            set_result(
-                None,
-                game,
-                losing_result(play.ply),
-                expected_version=game.version,
-                reason=_ending_reason(ending, play, now),
-                road=settling.CLOCK,
+            result = losing_result(play.ply)
+            changes.append(
+                SystemResult(
+                    play.game,
+                    result,
+                    _ending_reason(end, play, at),
+                    at.astimezone(UTC).date(),
+                    game_pgn(play, result, end),
+                )
             )
-            ended += 1
-    return ended
+        update_rows(
+            PlayedGame,
+            PLAY_END_COLUMNS,
+            ((p.pk, *(getattr(p, c) for c in PLAY_END_COLUMNS)) for p in found),
+        )
+        ConditionalLine.objects.filter(
+            game_id__in=[p.pk for p in found], cancelled_at__isnull=True
+        ).update(cancelled_at=now)
+        ended = set_system_results(None, changes, road=PLAY_ROAD)
+        plays_by_pk = {p.pk: p for p in found}
+        record_many(
+            Action.PLAY_GAME_ENDED,
+            None,
+            (
+                (
+                    g.group.stage,
+                    g.group,
+                    g,
+                    {"result": g.result, "ended_by": end.value, "ply": plays_by_pk[g.pk].ply},
+                )
+                for g in ended
+            ),
+        )
+    return len(ended)
 
 
-def _ending_reason(ending: str, play: PlayedGame, now: datetime) -> str:
+# What the end of a game changes on its played game's row.
+PLAY_END_COLUMNS = (
+    "finished_at",
+    "ended_by",
+    "loses_at",
+    "next_reminder_at",
+    "draw_offer_side",
+    "draw_offer_ply",
+    "version",
+)
+
+
+def _ending_reason(end: End, play: PlayedGame, at: datetime) -> str:
     side = side_to_move(play.ply)
     values = {
         "side": _("White") if side is Side.WHITE else _("Black"),
         "ply": play.ply + 1,
-        "when": now.strftime("%Y-%m-%d %H:%M UTC"),
+        "when": at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-    if ending == Ending.TIME:
-        return _("%(side)s lost on time (ply %(ply)s; found %(when)s).") % values
+    if end is End.TIME:
+        return _("%(side)s lost on time at %(when)s (ply %(ply)s).") % values
     return _(
-        "%(side)s lost by silence: %(days)s days without a move (ply %(ply)s; found %(when)s)."
+        "%(side)s lost by silence at %(when)s: %(days)s days without a move (ply %(ply)s)."
     ) % {**values, "days": play.stage.silence_days}
 
 
@@ -207,7 +254,6 @@ def _silence(now: datetime) -> _SilenceCounts:
         .annotate(last_move_at=Subquery(last_move[:1]))
         .values_list(
             "game_id",
-            "game__group_id",
             "ply",
             "started_at",
             "last_move_at",
@@ -221,10 +267,10 @@ def _silence(now: datetime) -> _SilenceCounts:
     )
     if not rows:
         return _SilenceCounts()
-    leave = leave_of(sorted({u for row in rows for u in row[8:10] if u is not None}))
-    lost: dict[int, dict[int, int | None]] = defaultdict(dict)
+    leave = leave_of(sorted({u for row in rows for u in row[7:9] if u is not None}))
+    lost: dict[int, _Due] = {}
     claims: list[tuple[int, int, int, int, datetime | None, Reminder | None]] = []
-    for game_id, group_id, ply, started, moved, sent, think_w, think_b, white, black, limit in rows:
+    for game_id, ply, started, moved, sent, think_w, think_b, white, black, limit in rows:
         since = moved or started
         side = side_to_move(ply)
         declared = think_w if side is Side.WHITE else think_b
@@ -238,35 +284,49 @@ def _silence(now: datetime) -> _SilenceCounts:
             limit=limit,
         )
         if report.lost:
-            lost[group_id][game_id] = ply
+            lost[game_id] = _Due(ply, report.loses_at)
             continue
         due = len(report.reminders_due)
         reminder = report.reminders_due[-1] if due > sent else None
         claims.append((game_id, ply, sent, max(due, sent), report.next_due_at, reminder))
-    reminders = _claim(claims)
-    with_reminder = len(reminders)
-    _queue_reminders(reminders)
+    reminders = written = 0
+    for batch in _batches(claims, CLAIM_BATCH):
+        claimed, rows = _claim(batch)
+        reminders, written = reminders + len(claimed), written + rows
     ended = sum(
-        _finish(group_id, games, now, Ending.SILENCE) for group_id, games in sorted(lost.items())
+        _end_games({pk: lost[pk] for pk in batch}, now, End.SILENCE)
+        for batch in _batches(sorted(lost))
     )
-    return _SilenceCounts(ended, with_reminder, len(claims) - with_reminder)
+    return _SilenceCounts(ended, reminders, written - reminders)
 
 
 def _claim(
     claims: list[tuple[int, int, int, int, datetime | None, Reminder | None]],
-) -> list[DueReminder]:
-    """Write each game's reminders sent and next instant, guarded by what the sweep read
-    (the reminders sent and the ply), so of two sweeps only one claims a reminder; returns
-    the reminders this call claimed."""
+) -> tuple[list[DueReminder], int]:
+    """Write each game's reminders sent and next instant, if the game is still as the sweep
+    read it (its ply and its reminders sent): the rows are locked first, so of two sweeps the
+    second reads what the first wrote and claims nothing. One transaction, one read and one
+    write for them all; returns the reminders this call claimed and the rows it wrote."""
+    read = {game_id: (ply, sent) for game_id, ply, sent, _n, _at, _r in claims}
     claimed: list[DueReminder] = []
+    rows = []
     with transaction.atomic():
-        for game_id, ply, sent, now_sent, next_at, reminder in sorted(claims):
-            updated = PlayedGame.objects.filter(
-                pk=game_id, ply=ply, reminders_sent=sent, finished_at__isnull=True
-            ).update(reminders_sent=now_sent, next_reminder_at=next_at)
-            if updated and reminder is not None:
+        now_is = dict(
+            (pk, (ply, sent))
+            for pk, ply, sent in PlayedGame.objects.select_for_update(no_key=True)
+            .filter(pk__in=sorted(read), finished_at__isnull=True)
+            .order_by("pk")
+            .values_list("pk", "ply", "reminders_sent")
+        )
+        for game_id, ply, sent, now_sent, next_at, reminder in claims:
+            if now_is.get(game_id) != (ply, sent):
+                continue  # moved, ended or claimed by another sweep since it was read
+            rows.append((game_id, now_sent, next_at))
+            if reminder is not None:
                 claimed.append(DueReminder(game_id, ply + 1, reminder.days))
-    return claimed
+        update_rows(PlayedGame, ("reminders_sent", "next_reminder_at"), rows)
+        _queue_reminders(claimed)
+    return claimed, len(rows)
 
 
 def _queue_reminders(reminders: list[DueReminder]) -> None:

@@ -7,6 +7,7 @@ based on an older version is refused with a conflict (nothing is overwritten sil
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from django.db import transaction
@@ -208,35 +209,48 @@ def set_result(
     return game
 
 
+@dataclass(frozen=True)
+class SystemResult:
+    """A result the system decides for a game (``game`` locked by the caller), with the
+    sentence that says why, the score to store with it (None: keep) and the day it ended."""
+
+    game: Game
+    result: str
+    reason: str
+    finished_on: date
+    pgn: str | None = None
+
+
 def set_system_results(
-    user: Actor | None, changes: Sequence[tuple[Game, str, str]], *, road: str
+    user: Actor | None, changes: Sequence[SystemResult], *, road: str
 ) -> list[Game]:
     """Results the system decides for many games at once (``apps.play``'s clock sweep: losses
-    on time and by silence): ``(game, result, reason)`` each, every game locked by the caller
-    after its group (:func:`locked_group`). What :func:`set_result` does for one game, set
-    based: only unfinished games of open groups of stages in play change (others are
-    skipped); one ``result.entered`` event per game with its reason, the games' open reports
-    settled, their groups' standings marked, each game's result e-mail queued on commit.
-    Returns the games changed."""
-    now, today = timezone.now(), timezone.localdate()
+    on time and by silence), each game locked by the caller after its group (:func:`locked_group`).
+    What :func:`set_result` does for one game, set based: only unfinished games of open
+    groups of stages in play change (others are skipped); one ``result.entered`` event per
+    game with its reason, the games' open reports settled (``road``), their groups'
+    standings marked, each game's result e-mail queued on commit. Returns the games changed."""
+    now = timezone.now()
     changed: list[tuple[Game, str]] = []
-    for game, result, reason in changes:
-        group = game.group
+    for change in changes:
+        game, group = change.game, change.game.group
         if game.result or group.is_closed or group.stage.status != Stage.Status.PUBLISHED:
             continue
-        game.result = require_result_code(result).value
+        game.result = require_result_code(change.result).value
         game.adjudicated = False
         game.version += 1
         game.updated_at = now
-        game.finished_on = today
-        changed.append((game, reason))
+        game.finished_on = change.finished_on
+        if change.pgn is not None:
+            game.pgn = change.pgn
+        changed.append((game, change.reason))
     if not changed:
         return []
     update_rows(
         Game,
-        ("result", "adjudicated", "version", "updated_at", "finished_on"),
+        ("result", "adjudicated", "version", "updated_at", "finished_on", "pgn"),
         (
-            (g.pk, g.result, g.adjudicated, g.version, g.updated_at, g.finished_on)
+            (g.pk, g.result, g.adjudicated, g.version, g.updated_at, g.finished_on, g.pgn)
             for g, _reason in changed
         ),
     )

@@ -33,7 +33,6 @@ REPORT = "report"  # another report of the game stood
 WITHDRAWAL = "withdrawal"  # a player's withdrawal made it a forfeit
 IMPORT = "import"  # a results import
 SIMULATION = "simulation"  # the demo's simulated results
-CLOCK = "clock"  # a game played on the server lost on time or by silence (apps/play/sweep.py)
 
 
 def settle_reports(

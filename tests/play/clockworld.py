@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import chess
 import pytest
 
 from apps.play.clocking import refresh_deadlines
 from apps.play.models import Move, PlayedGame
 from tests.worlds.play import PlayWorld, build_play_world
+
+
+# The knights go out and back: legal for as many plies as a test needs (Nf3 Nf6 Ng1 Ng8 …).
+SHUFFLE = ("g1f3", "g8f6", "f3g1", "f6g8")
 
 
 def utc(*parts: int) -> datetime:
@@ -30,11 +35,14 @@ def moved(world: PlayWorld, moves: list[datetime], played: PlayedGame | None = N
     """The world's game (or ``played``) with moves made at ``moves`` (the sweep reads only
     their dates), its instants stored as of the last one."""
     played = played or world.fresh()
-    Move.objects.bulk_create(
-        Move(game=played, ply=ply, san=f"m{ply}", uci="", played_at=when)
-        for ply, when in enumerate(moves, played.ply + 1)
-    )
-    PlayedGame.objects.filter(pk=played.pk).update(ply=played.ply + len(moves))
+    board = chess.Board(played.fen)
+    made = []
+    for ply, when in enumerate(moves, played.ply + 1):
+        move = chess.Move.from_uci(SHUFFLE[(ply - 1) % len(SHUFFLE)])
+        made.append(Move(game=played, ply=ply, san=board.san(move), uci=move.uci(), played_at=when))
+        board.push(move)
+    Move.objects.bulk_create(made)
+    PlayedGame.objects.filter(pk=played.pk).update(ply=played.ply + len(moves), fen=board.fen())
     return restamp(world, max(moves, default=played.started_at), played.pk)
 
 

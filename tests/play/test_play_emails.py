@@ -24,7 +24,7 @@ def test_the_player_to_move_hears_of_the_opponents_move_once(world, mailoutbox):
     assert tasks.move_made(played.pk, 1) == 0  # a retried task sends nothing more
     [mail] = mailoutbox
     assert mail.to == [world.game.black.email]
-    assert "played 1. m1" in mail.subject
+    assert "played 1. Nf3" in mail.subject
     assert "/accounts/login/?next=" in mail.body  # signed out: sign in and come back
     assert f"/g/{world.group.number}/" in mail.body  # the game's page
 
@@ -52,7 +52,7 @@ def test_the_daily_digest_lists_the_days_moves_for_those_who_chose_it(world, mai
     [mail] = mailoutbox
     assert mail.to == [world.game.black.email]
     assert "2 moves" in mail.subject
-    assert "1. m1" in mail.body and "2. m3" in mail.body and "m2" not in mail.body
+    assert "1. Nf3" in mail.body and "2. Ng1" in mail.body and "Nf6" not in mail.body
     assert send_all(notices.digest_messages(world.users["black"].pk, day)) == 0  # once
     # The day before had none of these moves.
     assert notices.digest_messages(world.users["black"].pk, START.date()) == []

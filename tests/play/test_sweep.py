@@ -49,7 +49,12 @@ def test_a_game_whose_time_ran_out_is_lost_on_time_when_the_sweep_finds_it(
     assert result_of(played) == "0-1"
     due = played.loses_at
     played.refresh_from_db()
-    assert played.finished_at == due + 3 * DAY
+    # It ended when the time ran out, not when the sweep came by.
+    assert (played.finished_at, played.ended_by) == (due, "time")
+    game = Game.objects.get(pk=played.pk)
+    assert game.finished_on == due.date()
+    assert "[%date 2027-01-04T12:00:00Z]" in game.pgn and '[Termination "time forfeit"]' in game.pgn
+    assert AuditEvent.objects.filter(action=Action.PLAY_GAME_ENDED, game_id=played.pk).count() == 1
     assert (played.loses_at, played.next_reminder_at) == (None, None)
     event = AuditEvent.objects.get(action=Action.RESULT_ENTERED, game_id=played.pk)
     assert event.actor is None and "lost on time" in event.data["reason"]
@@ -61,22 +66,22 @@ def test_a_game_whose_time_ran_out_is_lost_on_time_when_the_sweep_finds_it(
     assert sweep(django_capture_on_commit_callbacks, due + 4 * DAY) == SweepReport()
 
 
-def test_a_player_who_never_moved_loses_by_forfeit():
-    assert losing_result(0) == "-+"  # White never moved
-    assert losing_result(1) == "+-"  # Black never moved
+def test_the_side_to_move_loses_and_the_opponent_wins():
+    assert losing_result(0) == "0-1"  # White to move, even before their first move
+    assert losing_result(1) == "1-0"
     assert losing_result(2) == "0-1"
-    assert losing_result(3) == "1-0"
 
 
-def test_the_game_with_no_move_is_a_forfeit_found_by_the_sweep(
+def test_a_game_nobody_moved_in_is_lost_on_time_by_white_after_36_days(
     world, django_capture_on_commit_callbacks
 ):
     # Stored through the ORM (start_play's raw INSERT writes SQLite's text with an offset,
     # which compares after the ORM's at the very same instant).
     played = restamp(world, T0)
     assert played.loses_at == T0 + 36 * DAY
+    assert sweep(django_capture_on_commit_callbacks, T0 + 36 * DAY - SECOND).lost_on_time == 0
     assert sweep(django_capture_on_commit_callbacks, T0 + 36 * DAY).lost_on_time == 1
-    assert result_of(played) == "-+"
+    assert result_of(played) == "0-1"
 
 
 def _fast_opening(world) -> PlayedGame:
@@ -215,4 +220,4 @@ def test_two_sweeps_at_once_send_each_reminder_once_and_end_each_game_once(mailo
     assert sum(r.lost_by_silence + r.reminders for r in second) == 0
     entered = AuditEvent.objects.filter(action=Action.RESULT_ENTERED, stage_id=world.stage.pk)
     assert entered.count() == games
-    assert set(Game.objects.filter(group=world.group).values_list("result", flat=True)) == {"-+"}
+    assert set(Game.objects.filter(group=world.group).values_list("result", flat=True)) == {"0-1"}
