@@ -23,6 +23,7 @@ the game again: the second sweep finds it finished.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -162,6 +163,13 @@ def _end_games(due: dict[int, _Due], now: datetime, end: End) -> int:
             .filter(pk__in=[p.pk for p in found])
             .order_by("pk")
         }
+        scores: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
+        for game_id, uci, at in (
+            Move.objects.filter(game_id__in=[p.pk for p in found])
+            .order_by("game_id", "ply")
+            .values_list("game_id", "uci", "played_at")
+        ):
+            scores[game_id].append((uci, at))
         changes = []
         for play in found:
             at = due[play.pk].at or play.loses_at or now
@@ -179,7 +187,7 @@ def _end_games(due: dict[int, _Due], now: datetime, end: End) -> int:
                     result,
                     _ending_reason(end, play, at),
                     at.astimezone(UTC).date(),
-                    game_pgn(play, result, end),
+                    game_pgn(play, result, end, scores[play.pk]),
                 )
             )
         update_rows(
