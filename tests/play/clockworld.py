@@ -13,8 +13,7 @@ from apps.play.clocking import refresh_deadlines
 from apps.play.models import Move, PlayedGame
 from tests.worlds.play import PlayWorld, build_play_world
 
-
-# The knights go out and back: legal for as many plies as a test needs (Nf3 Nf6 Ng1 Ng8 …).
+# The knights go out and back: legal for as many plies as a test needs (Nf3 Nf6 Ng1 Ng8 ...).
 SHUFFLE = ("g1f3", "g8f6", "f3g1", "f6g8")
 
 
