@@ -47,7 +47,9 @@ class LeaveOverviewSerializer(serializers.Serializer):
 
     @extend_schema(responses=LeaveSerializer(many=True))
     def get_leave(self, overview: LeaveOverview) -> list:
-        return LeaveSerializer(overview.leaves, many=True, context={"overview": overview}).data
+        return list(
+            LeaveSerializer(overview.leaves, many=True, context={"overview": overview}).data
+        )
 
 
 class TakeLeaveSerializer(serializers.Serializer):

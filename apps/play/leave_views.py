@@ -32,7 +32,7 @@ def take(request: SignedInRequest) -> HttpResponse:
     if not form.is_valid():
         for errors in form.errors.values():
             for error in errors:
-                messages.error(request, error)
+                messages.error(request, str(error))
         return _back()
     try:
         leave = take_leave(

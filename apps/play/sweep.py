@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
@@ -299,8 +300,8 @@ def _silence(now: datetime) -> _SilenceCounts:
         claims.append((game_id, ply, sent, max(due, sent), report.next_due_at, reminder))
     reminders = written = 0
     for batch in _batches(claims, CLAIM_BATCH):
-        claimed, rows = _claim(batch)
-        reminders, written = reminders + len(claimed), written + rows
+        claimed, wrote = _claim(batch)
+        reminders, written = reminders + len(claimed), written + wrote
     ended = sum(
         _end_games({pk: lost[pk] for pk in batch}, now, End.SILENCE)
         for batch in _batches(sorted(lost))
@@ -342,9 +343,7 @@ def _queue_reminders(reminders: list[DueReminder]) -> None:
         return
     from . import tasks  # the tasks call this module
 
-    batches = [
-        [(r.game_id, r.ply, r.days) for r in reminders[i : i + REMINDER_BATCH]]
-        for i in range(0, len(reminders), REMINDER_BATCH)
-    ]
-    for batch in batches:
-        transaction.on_commit(lambda batch=batch: tasks.send_reminders.delay(batch))
+    for batch in _batches(reminders, REMINDER_BATCH):
+        transaction.on_commit(
+            partial(tasks.send_reminders.delay, [(r.game_id, r.ply, r.days) for r in batch])
+        )
