@@ -127,9 +127,29 @@ def record(
     **data,
 ) -> AuditEvent:
     """Write one audit event (call inside the action's transaction)."""
+    event = record_unpaged(
+        action, actor, tournament=tournament, stage=stage, group=group, game=game, **data
+    )
+    # What the change shows on: its cached public pages are retired once it commits.
+    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
+    return event
+
+
+def record_unpaged(
+    action: Action,
+    actor: Actor | None = None,
+    *,
+    tournament=None,
+    stage=None,
+    group=None,
+    game=None,
+    **data,
+) -> AuditEvent:
+    """:func:`record` for a change that shows on no cached public page (a move of a game
+    played here): no page is retired."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
-    event = AuditEvent.objects.create(
+    return AuditEvent.objects.create(
         action=Action(action),
         actor=actor if signed_in(actor) else None,
         tournament_id=_id(tournament),
@@ -138,9 +158,6 @@ def record(
         game_id=_id(game),
         data=data,
     )
-    # What the change shows on: its cached public pages are retired once it commits.
-    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
-    return event
 
 
 def record_many(

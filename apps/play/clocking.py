@@ -14,8 +14,11 @@ declaration) calls it in its transaction. The rules: docs/clock.md, docs/play.md
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+
+from django.db import connection
+from django.utils.dateparse import parse_datetime
 
 from apps.clock import (
     DAY,
@@ -32,7 +35,7 @@ from apps.clock import (
 from apps.clock import Leave as LeavePeriod
 from apps.stages.models import Stage
 
-from .models import Leave, Move, PlayedGame
+from .models import ConditionalLine, Leave, Move, PlayedGame
 
 
 def control_of(stage: Stage) -> TimeControl:
@@ -70,13 +73,14 @@ def leave_of(user_ids: Sequence[int | None]) -> dict[int, list[LeavePeriod]]:
 
 def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> GameTimes:
     """What the clock knows of ``played`` (its game with both players loaded); ``moves``: the
-    moves' dates when the caller has them already."""
-    if moves is None:
-        moves = list(
-            Move.objects.filter(game=played).order_by("ply").values_list("played_at", flat=True)
-        )
+    moves' dates when the caller has them already. Without them the moves, both players'
+    leave and whether conditional lines wait are read in one statement
+    (:func:`read_inputs`; the last is kept on ``played.has_conditionals``)."""
     white, black = players_users(played)
-    leave = leave_of([white, black])
+    if moves is None:
+        moves, leave, played.has_conditionals = read_inputs(played)
+    else:
+        leave = leave_of([white, black])
     return GameTimes(
         start=played.started_at,
         moves=tuple(moves),
@@ -85,6 +89,55 @@ def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> G
         white_extra_days=played.extra_days_white,
         black_extra_days=played.extra_days_black,
     )
+
+
+def _instant(value: datetime | str) -> datetime:
+    moment = parse_datetime(value) if isinstance(value, str) else value
+    if moment is None:
+        raise ValueError(f"not a date and time: {value!r}")
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _day(value: date | str) -> date:
+    return date.fromisoformat(value[:10]) if isinstance(value, str) else value
+
+
+def read_inputs(
+    played: PlayedGame,
+) -> tuple[list[datetime], dict[int, list[LeavePeriod]], bool]:
+    """The game's moves' dates (in order), both players' leave (not cancelled) and whether
+    conditional lines wait, in one round trip (a move's hot path)."""
+    white, black = players_users(played)
+    users = [pk for pk in (white, black) if pk is not None] or [0]
+    marks = ", ".join(["%s"] * len(users))
+    moves_table, leave_table = Move._meta.db_table, Leave._meta.db_table
+    lines_table = ConditionalLine._meta.db_table
+    sql = f"""
+        SELECT 0, played_at, CAST(NULL AS date), CAST(NULL AS date), 0, ply
+        FROM {moves_table} WHERE game_id = %s
+        UNION ALL
+        SELECT 1, NULL, starts_on, ends_on, user_id, 0
+        FROM {leave_table} WHERE user_id IN ({marks}) AND cancelled_at IS NULL
+        UNION ALL
+        SELECT 2, NULL, NULL, NULL, 0, 0 WHERE EXISTS (
+            SELECT 1 FROM {lines_table} WHERE game_id = %s AND cancelled_at IS NULL
+        )
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [played.pk, *users, played.pk])
+        rows = cursor.fetchall()
+    moves = sorted((ply, _instant(at)) for kind, at, _s, _e, _u, ply in rows if kind == 0)
+    leave: dict[int, list[LeavePeriod]] = {pk: [] for pk in users}
+    for kind, _at, starts_on, ends_on, user_id, _ply in rows:
+        if kind == 1:
+            leave[user_id].append(LeavePeriod(_day(starts_on), _day(ends_on)))
+    lines = any(row[0] == 2 for row in rows)
+    return [at for _ply, at in moves], leave, lines
+
+
+def extended(times: GameTimes, moment: datetime, plies: int = 1) -> GameTimes:
+    """``times`` with ``plies`` more moves made at ``moment``."""
+    return replace(times, moves=(*times.moves, *([moment] * plies)))
 
 
 def clock_of(played: PlayedGame, now: datetime, times: GameTimes | None = None) -> ClockReport:
@@ -140,15 +193,18 @@ def silence_of(played: PlayedGame, now: datetime, times: GameTimes | None = None
     )
 
 
-def refresh_deadlines(played: PlayedGame, now: datetime, *, save: bool = True) -> PlayedGame:
+def refresh_deadlines(
+    played: PlayedGame, now: datetime, *, save: bool = True, times: GameTimes | None = None
+) -> PlayedGame:
     """Set ``played.loses_at`` (the instant the side to move loses on time if it does not
     move, leave included) and ``played.next_reminder_at`` (its next silence reminder due
     after the ``reminders_sent`` already sent, or the loss by silence); both None once the
-    game is finished. Saved (those two columns) unless ``save`` is False."""
+    game is finished. Saved (those two columns) unless ``save`` is False; ``times``: the
+    game's clock inputs when the caller has them."""
     if played.finished_at is not None or played.game.result:
         played.loses_at = played.next_reminder_at = None
     else:
-        times = game_times(played)
+        times = times or game_times(played)
         played.loses_at = clock_of(played, now, times).runs_out_at
         played.next_reminder_at = silence_of(played, now, times).next_due_at
     if save:

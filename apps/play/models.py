@@ -56,6 +56,9 @@ class PlayedGame(models.Model):
     ended_by = models.CharField(max_length=24, blank=True, default="")
     version = models.PositiveIntegerField(default=0)
 
+    # Read with the clock's inputs (apps.play.clocking.read_inputs): conditional lines wait.
+    has_conditionals: bool = True
+
     class Meta:
         indexes = [
             models.Index(

@@ -24,8 +24,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.clock import DAY, Reminder, Side, days_to_exceed
-from apps.core.audit import Action, record
+from apps.clock import DAY, GameTimes, Reminder, Side, days_to_exceed
+from apps.core.audit import Action, record, record_unpaged
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, can_enter_results, signed_in
 from apps.core.results import Result
@@ -34,7 +34,14 @@ from apps.results.imports import checked_game_score
 from apps.results.services import locked_game, set_result
 from apps.stages.models import Stage
 
-from .clocking import clock_of, control_of, game_times, refresh_deadlines, silence_of
+from .clocking import (
+    clock_of,
+    control_of,
+    extended,
+    game_times,
+    refresh_deadlines,
+    silence_of,
+)
 from .models import ConditionalLine, Leave, Move, PlayedGame
 
 # How a game played here got its result, as the result's audit event says it
@@ -357,9 +364,8 @@ def _play_conditionals(
         if not lines:
             break
         match = next((line for line in lines if line.moves and line.moves[0] == last.uci), None)
-        ConditionalLine.objects.filter(pk__in=[line.pk for line in lines]).exclude(
-            pk=match.pk if match else None
-        ).update(cancelled_at=now)
+        spent = [line.pk for line in lines if line is not match]
+        ConditionalLine.objects.filter(pk__in=spent).update(cancelled_at=now)
         if match is None or len(match.moves) < 2:
             if match is not None:
                 ConditionalLine.objects.filter(pk=match.pk).update(cancelled_at=now)
@@ -376,7 +382,7 @@ def _play_conditionals(
         ConditionalLine.objects.filter(pk=match.pk).update(
             after_ply=last.ply, moves=rest, **({} if rest else {"cancelled_at": now})
         )
-        record(
+        record_unpaged(
             Action.PLAY_MOVE,
             None,
             stage=played.stage,
@@ -453,9 +459,11 @@ def _finish(actor: Actor | None, played: PlayedGame, result: str, end: End, now:
     played.game = game
 
 
-def _lost_by_time(played: PlayedGame, now: datetime) -> tuple[End, datetime] | None:
+def _lost_by_time(
+    played: PlayedGame, now: datetime, times: GameTimes | None = None
+) -> tuple[End, datetime] | None:
     """Whether the side to move has lost on time or by silence by ``now`` (and when)."""
-    times = game_times(played)
+    times = times or game_times(played)
     report = clock_of(played, now, times)
     silence = silence_of(played, now, times)
     losses = []
@@ -469,10 +477,12 @@ def _lost_by_time(played: PlayedGame, now: datetime) -> tuple[End, datetime] | N
     return end, at
 
 
-def _time_ran_out(actor: Actor | None, played: PlayedGame, now: datetime) -> ActionError | None:
+def _time_ran_out(
+    actor: Actor | None, played: PlayedGame, now: datetime, times: GameTimes | None = None
+) -> ActionError | None:
     """If the side to move lost on time or by silence, end the game so and return the
     refusal to give once committed."""
-    lost = _lost_by_time(played, now)
+    lost = _lost_by_time(played, now, times)
     if lost is None:
         return None
     end, at = lost
@@ -526,16 +536,24 @@ def make_move(
                 ErrorCode.WRONG_STATUS,
                 _("It is not your move: %(side)s is to move.") % {"side": _side_name(to_move)},
             )
-        refusal = _time_ran_out(actor, played, now)
+        times = game_times(played)
+        now = max(now, times.last_move)
+        refusal = _time_ran_out(actor, played, now, times)
         if refusal is None:
-            outcome = _move(actor, played, side, move, offer_draw, now)
+            outcome = _move(actor, played, side, move, offer_draw, now, times)
     if refusal is not None:
         raise refusal
     return outcome
 
 
 def _move(
-    actor: Actor, played: PlayedGame, side: Side, text: str, offer_draw: bool, now: datetime
+    actor: Actor,
+    played: PlayedGame,
+    side: Side,
+    text: str,
+    offer_draw: bool,
+    now: datetime,
+    times: GameTimes,
 ) -> Outcome:
     board = chess.Board(played.fen)
     chosen = parse_move(board, text)
@@ -548,7 +566,7 @@ def _move(
     if offer_draw:
         _offer(played, side, made.ply)
     played.reminders_sent = 0
-    record(
+    record_unpaged(
         Action.PLAY_MOVE,
         actor,
         stage=played.stage,
@@ -562,16 +580,31 @@ def _move(
     )
     moves = [made]
     ended = _automatic_end(board)
-    if ended is None:
+    if ended is None and played.has_conditionals:
         moves += _play_conditionals(played, board, made, now)
         ended = _automatic_end(board)
     if ended is not None:
         _finish(actor, played, ended[0], ended[1], now)
     else:
         played.version += 1
-        played.save()
-        refresh_deadlines(played, now)
+        refresh_deadlines(played, now, save=False, times=extended(times, now, len(moves)))
+        played.save(update_fields=MOVE_FIELDS)
     return Outcome(played, moves)
+
+
+# What a move changes on the played game.
+MOVE_FIELDS = [
+    "ply",
+    "fen",
+    "version",
+    "reminders_sent",
+    "draw_offer_side",
+    "draw_offer_ply",
+    "last_offer_move_white",
+    "last_offer_move_black",
+    "loses_at",
+    "next_reminder_at",
+]
 
 
 def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> PlayedGame:
@@ -589,7 +622,7 @@ def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> Pl
         played.draw_offer_ply = played.ply
         played.version += 1
         played.save()
-        record(
+        record_unpaged(
             Action.PLAY_DRAW_OFFERED,
             actor,
             stage=played.stage,
@@ -646,7 +679,7 @@ def decline_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> 
         played.draw_offer_side, played.draw_offer_ply = "", None
         played.version += 1
         played.save()
-        record(
+        record_unpaged(
             Action.PLAY_DRAW_DECLINED,
             actor,
             stage=played.stage,
@@ -819,7 +852,7 @@ def add_days(
         played.version += 1
         played.save()
         refresh_deadlines(played, now)
-        record(
+        record_unpaged(
             Action.PLAY_DAYS_ADDED,
             actor,
             stage=played.stage,
@@ -878,7 +911,7 @@ def set_conditionals(
         created = ConditionalLine.objects.create(
             game=played, side=side.value, after_ply=after_ply, moves=line
         )
-        record(
+        record_unpaged(
             Action.PLAY_CONDITIONALS_SET,
             actor,
             stage=played.stage,
@@ -906,7 +939,7 @@ def cancel_conditionals(
             lines = lines.filter(pk=line_id)
         cancelled = lines.update(cancelled_at=now)
         if cancelled:
-            record(
+            record_unpaged(
                 Action.PLAY_CONDITIONALS_CANCELLED,
                 actor,
                 stage=played.stage,

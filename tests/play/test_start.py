@@ -50,3 +50,26 @@ def test_games_with_a_result_do_not_start(world):
     Game.objects.filter(pk=world.game.pk).update(result="1-0")
     assert start_play(world.stage, START) == 23
     assert not PlayedGame.objects.filter(pk=world.game.pk).exists()
+
+
+def test_a_swiss_stage_played_here_starts_each_round_as_it_is_paired(
+    django_capture_on_commit_callbacks,
+):
+    from apps.office.swiss.pairing import pair_next_round
+    from apps.stages.models import Stage
+    from tests.office.test_swiss import drawn_and_published, play_round, swiss_stage
+    from tests.worlds.published import make_user
+
+    organizer = make_user("swiss-org")
+    stage = swiss_stage(organizer, count=10, rounds=3)
+    Stage.objects.filter(pk=stage.pk).update(play_on_server=True)
+    stage.refresh_from_db()
+    stage = drawn_and_published(organizer, stage, django_capture_on_commit_callbacks)
+    round_one = set(Game.objects.filter(group__stage=stage, round=1).values_list("pk", flat=True))
+    assert set(PlayedGame.objects.values_list("pk", flat=True)) == round_one
+    play_round(organizer, stage, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        pair_next_round(organizer, stage, 2)
+    round_two = set(Game.objects.filter(group__stage=stage, round=2).values_list("pk", flat=True))
+    assert round_two
+    assert set(PlayedGame.objects.values_list("pk", flat=True)) == round_one | round_two
