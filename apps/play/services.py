@@ -957,3 +957,24 @@ def active_conditionals(played: PlayedGame, side: Side) -> list[ConditionalLine]
             game=played, side=side.value, cancelled_at__isnull=True
         ).order_by("id")
     )
+
+
+def end_if_time_ran_out(*, game_id: int, now: datetime | None = None) -> End | None:
+    """The system's check of one game (for the sweep that runs the clock by itself): if the
+    side to move lost on time or by silence by ``now``, the game ends so, at the instant it
+    happened, and the answer is how (``End.TIME`` or ``End.SILENCE``); else its deadlines
+    are recomputed and the answer is None. Idempotent: a finished game is left alone."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        played = locked_played(game_id)
+        if played.finished_at is not None or played.game.result:
+            return None
+        times = game_times(played)
+        lost = _lost_by_time(played, max(now, times.last_move), times)
+        if lost is None:
+            refresh_deadlines(played, now, times=times)
+            return None
+        end, at = lost
+        loser = Side.of_ply(played.ply + 1)
+        _finish(None, played, _WINS[_other(loser)], end, at)
+    return end

@@ -381,3 +381,25 @@ def test_a_line_the_opponent_does_not_follow_is_spent_and_lines_can_be_cancelled
     assert [m.san for m in outcome.moves] == ["d5"]
     assert not ConditionalLine.objects.filter(cancelled_at__isnull=True).exists()
     assert PlayedGame.objects.get(pk=world.game.pk).ply == 2
+
+
+def test_the_systems_check_ends_a_game_whose_time_ran_out_once(world):
+    from apps.play.services import end_if_time_ran_out
+
+    play(world, ["e4"], at=START)
+    assert end_if_time_ran_out(game_id=world.game.pk, now=START + timedelta(days=35)) is None
+    ended = end_if_time_ran_out(game_id=world.game.pk, now=START + timedelta(days=50))
+    assert ended == "time"
+    assert Game.objects.get(pk=world.game.pk).result == "1-0"
+    assert world.fresh().finished_at == START + timedelta(days=36)
+    assert end_if_time_ran_out(game_id=world.game.pk, now=START + timedelta(days=51)) is None
+
+
+def test_the_systems_check_ends_a_game_by_silence_under_a_generous_clock(world):
+    from apps.play.services import end_if_time_ran_out
+
+    world.stage.tc_days, world.stage.doubling_after = 200, None
+    world.stage.save()
+    assert end_if_time_ran_out(game_id=world.game.pk, now=START + timedelta(days=41)) == "silence"
+    assert world.fresh().finished_at == START + timedelta(days=40)
+    assert Game.objects.get(pk=world.game.pk).result == "0-1"
