@@ -24,6 +24,7 @@ APPS = (
 
 urlpatterns = [
     *(path("", include(f"apps.{app}.api_urls")) for app in APPS),
+    path("", include("apps.play.leave_api_urls")),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     # Last: any other /api/ address answers 404 in the API's error format.
     re_path(r"^", EndpointNotFoundView.as_view(), name="api-not-found"),

@@ -453,6 +453,20 @@ CELERY_BEAT_SCHEDULE["deadline-reminders"] = {
     "task": "apps.notifications.tasks.send_deadline_reminders",
     "schedule": crontab(hour=6, minute=0),
 }
+# Games played on the server: losses on time, silence reminders and losses by silence
+# (apps/play/sweep.py), every PLAY_SWEEP_SECONDS; a sweep not run by the next one's time is
+# dropped (two at once would do each thing once anyway).
+PLAY_SWEEP_SECONDS = float(_ENV.get("PLAY_SWEEP_SECONDS") or 600)
+CELERY_BEAT_SCHEDULE["play-sweep-clocks"] = {
+    "task": "apps.play.tasks.sweep_clocks",
+    "schedule": PLAY_SWEEP_SECONDS,
+    "options": {"expires": PLAY_SWEEP_SECONDS},
+}
+# Players who chose the daily digest of their opponents' moves get yesterday's (UTC).
+CELERY_BEAT_SCHEDULE["play-move-digests"] = {
+    "task": "apps.play.tasks.send_move_digests",
+    "schedule": crontab(hour=5, minute=30),
+}
 
 EMAIL_BACKEND = _ENV.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = _ENV.get("EMAIL_HOST", "localhost")

@@ -15,4 +15,7 @@ APPS = (
     "players",
 )
 
-urlpatterns = [path("", include(f"apps.{app}.urls")) for app in APPS]
+urlpatterns = [
+    *(path("", include(f"apps.{app}.urls")) for app in APPS),
+    path("", include("apps.play.leave_urls")),
+]

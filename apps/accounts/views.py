@@ -36,6 +36,8 @@ from apps.core.permissions import is_organizer
 from apps.groups.models import Game, Group
 from apps.groups.rounds import RoundDeadline, round_deadline
 from apps.groups.services import assign_td
+from apps.play.leave import leave_overview
+from apps.play.leave_forms import LeaveForm
 from apps.results.closing import PlayDeadline, play_deadline
 from apps.results.models import ResultReport
 from apps.stages.models import Stage, Tournament
@@ -134,6 +136,9 @@ def me(request: SignedInRequest) -> HttpResponse:
         "organizes": user.organized_tournaments.order_by("name"),
         "shown_as": display_name(user),
         "named": bool(stored_display_name(user)),
+        # Leave from games played here (apps/play/leave.py): days used and left, the form.
+        "leave": leave_overview(user.pk),
+        "leave_form": LeaveForm(),
     }
     return render(request, "accounts/me.html", context)
 

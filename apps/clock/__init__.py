@@ -29,7 +29,7 @@ from .game import GameTimes
 from .leave import Leave, LeaveAllowance, LeaveProblem, LeaveRefusal, check_leave
 from .reflection import DAY, Pauses, days_in
 from .side import Side, own_move_number
-from .silence import SILENCE_DAYS, Reminder, SilenceReport, silence_report
+from .silence import SILENCE_DAYS, Reminder, SilenceReport, silence_report, silence_since
 
 __all__ = [
     "DAY",
@@ -57,4 +57,5 @@ __all__ = [
     "days_to_exceed",
     "own_move_number",
     "silence_report",
+    "silence_since",
 ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .game import GameTimes, as_utc
-from .reflection import DAY, days_in
+from .reflection import DAY, Pauses, days_in
 from .side import Side
 
 SILENCE_DAYS = 40
@@ -70,10 +70,42 @@ def silence_report(
     it counts if it came before the 40th day of silence was complete.
     """
     now = game.check_now(now)
-    pauses = game.pauses
-    since = game.last_move
+    return silence_since(
+        game.last_move,
+        game.pauses,
+        now,
+        side=game.side_to_move,
+        ply=game.ply_in_hand,
+        declared_at=declared_at,
+    )
+
+
+def silence_since(
+    since: datetime,
+    pauses: Pauses,
+    now: datetime,
+    *,
+    side: Side,
+    ply: int,
+    declared_at: datetime | None = None,
+    limit: int = SILENCE_DAYS,
+) -> SilenceReport:
+    """The silence of ``side``, to make ply ``ply`` since ``since`` (their opponent's last
+    move, or the start), at ``now``, with no clock running during ``pauses``; the game is
+    lost at ``limit`` days of silence (an event may set another than 40), and only the
+    reminders due before that are sent.
+
+    What :func:`silence_report` answers for a whole game, for a caller that knows only the
+    last move's instant and the two players' leave (a sweep over many games need not load
+    every move of each).
+    """
+    since, now = as_utc("since", since), as_utc("now", now)
+    if now < since:
+        raise ValueError(f"now ({now.isoformat()}) is before the last move ({since.isoformat()})")
     days_silent = days_in(pauses.running(since, now))
-    deadline = pauses.instant_after(since, SILENCE_DAYS * DAY)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"the silence limit must be a whole number of days, not {limit!r}")
+    deadline = pauses.instant_after(since, limit * DAY)
     declared = False
     if declared_at is not None:
         declared_at = as_utc("the declaration", declared_at)
@@ -81,17 +113,18 @@ def silence_report(
             raise ValueError(f"the declaration ({declared_at.isoformat()}) is after now")
         declared = declared_at < deadline
     loses_at = None if declared else deadline
-    due = tuple(reminder for reminder in Reminder if reminder.days <= days_silent)
+    reminders = [reminder for reminder in Reminder if reminder.days < limit]
+    due = tuple(reminder for reminder in reminders if reminder.days <= days_silent)
     upcoming = [
         pauses.instant_after(since, reminder.days * DAY)
-        for reminder in Reminder
+        for reminder in reminders
         if reminder not in due
     ]
     if loses_at is not None and loses_at > now:
         upcoming.append(loses_at)
     return SilenceReport(
-        side=game.side_to_move,
-        ply=game.ply_in_hand,
+        side=side,
+        ply=ply,
         since=since,
         days_silent=days_silent,
         reminders_due=due,

@@ -122,6 +122,9 @@ class Action(StrEnum):
     PLAY_DAYS_ADDED = "play.days_added"  # a TD added days to a player's clock (side, days, reason)
     PLAY_CONDITIONALS_SET = "play.conditionals_set"  # a player left "if X then Y" moves
     PLAY_CONDITIONALS_CANCELLED = "play.conditionals_cancelled"  # a player withdrew them
+    # play on the server: leave (apps/play/leave.py, docs/play-clock-ops.md)
+    PLAY_LEAVE_TAKEN = "play.leave_taken"  # a player announced leave (first, last, special)
+    PLAY_LEAVE_CANCELLED = "play.leave_cancelled"  # a player cancelled a leave not yet begun
 
 
 # The events that change a game's result (a group's and a TD's history lists them).
@@ -170,6 +173,32 @@ def record_unpaged(
         game_id=_id(game),
         data=data,
     )
+
+
+def record_many(
+    action: Action, actor: Actor | None, events: Iterable[tuple[Any, Any, Any, dict]]
+) -> None:
+    """Write one ``action`` event for each ``(stage, group, game, data)`` in one statement
+    (an action over many games: a clock sweep's ends), as :func:`record` writes each."""
+    by = actor if signed_in(actor) else None
+    rows = [
+        (
+            Action(action).value,
+            by.pk if by is not None else None,
+            stage.tournament_id,
+            stage.pk,
+            _id(group),
+            _id(game),
+            data,
+        )
+        for stage, group, game, data in events
+    ]
+    insert_rows(
+        AuditEvent,
+        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
+        rows,
+    )
+    pagecache.bump({scope for row in rows for scope in pagecache.event_scopes(*row[2:5])})
 
 
 def _id(obj) -> int | None:
@@ -299,6 +328,40 @@ def imported_games(event: AuditEvent, among: Iterable[int] | None = None) -> set
     if among is not None:
         changes = changes.filter(game_id__in=list(among))
     return set(changes.values_list("game_id", flat=True).iterator(chunk_size=10_000))
+
+
+def results_entered(actor: Actor | None, entered: Iterable[tuple[Any, str]]) -> None:
+    """Results the system set for many games at once (a clock sweep's losses on time and by
+    silence): one ``result.entered`` event per game, as :func:`result_changed` writes it
+    (old ``""``, the game's new result, its reason), all in one statement. ``entered``:
+    ``(game, reason)`` pairs, each game with its group and stage loaded."""
+    entered = list(entered)
+    by = actor if signed_in(actor) else None
+    insert_rows(
+        AuditEvent,
+        ("action", "actor_id", "tournament_id", "stage_id", "group_id", "game_id", "data"),
+        (
+            (
+                Action.RESULT_ENTERED.value,
+                by.pk if by is not None else None,
+                g.group.stage.tournament_id,
+                g.group.stage_id,
+                g.group_id,
+                g.pk,
+                result_change_data("", g.result, g.adjudicated, reason),
+            )
+            for g, reason in entered
+        ),
+    )
+    pagecache.bump(
+        {
+            scope
+            for g, _reason in entered
+            for scope in pagecache.event_scopes(
+                g.group.stage.tournament_id, g.group.stage_id, g.group_id
+            )
+        }
+    )
 
 
 def entrant_withdrawn(

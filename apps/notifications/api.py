@@ -23,7 +23,9 @@ class PreferencesSerializer(serializers.ModelSerializer):
 class PreferencesView(APIView):
     """Which e-mails you receive: ``start_list`` (when a draw is published), ``result``
     (a result of yours entered or corrected, withdrawals), ``td_digest`` (a daily digest of
-    the groups you direct). PATCH changes some, PUT all of them."""
+    the groups you direct), ``move`` (each move of your opponents in games played here, at
+    once) and ``move_digest`` (those moves in one e-mail a day; off unless turned on). PATCH
+    changes some, PUT all of them."""
 
     permission_classes = [IsAuthenticated]
 

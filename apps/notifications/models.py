@@ -20,10 +20,15 @@ class Kind(TextChoices):
     DEADLINE = "deadline", _("a reminder of my unfinished games before play ends")
     REPORT = "report", _("results reported for my games, and disputes of them")
     REGISTRATION = "registration", _("my requests to enter a stage, and their answers")
+    # Games played on this server (apps/play/notices.py)
+    MOVE = "move", _("my opponents' moves in games played here, one e-mail each")
+    MOVE_DIGEST = "move_digest", _("a daily digest of my opponents' moves in games played here")
+    SILENCE = "silence", _("reminders of a move I have not made in a game played here")
+    LEAVE = "leave", _("my opponents' leave in games played here")
 
 
 # The kinds a user may turn off: invitations and claim links are sent because someone asked.
-OPTIONAL_KINDS = (Kind.START_LIST, Kind.RESULT, Kind.TD_DIGEST)
+OPTIONAL_KINDS = (Kind.START_LIST, Kind.RESULT, Kind.TD_DIGEST, Kind.MOVE, Kind.MOVE_DIGEST)
 
 
 class Preferences(models.Model):
@@ -35,6 +40,10 @@ class Preferences(models.Model):
     start_list = models.BooleanField(_("start lists"), default=True)
     result = models.BooleanField(_("results of my games"), default=True)
     td_digest = models.BooleanField(_("daily TD digest"), default=True)
+    # An opponent's move in a game played here: at once (one e-mail a move), in one digest a
+    # day, both or neither.
+    move = models.BooleanField(_("each move of my opponents, at once"), default=True)
+    move_digest = models.BooleanField(_("my opponents' moves, in one e-mail a day"), default=False)
 
     class Meta:
         verbose_name = _("notification preferences")
@@ -44,7 +53,7 @@ class Preferences(models.Model):
         return f"notifications of {self.user}"
 
     def wants(self, kind: str) -> bool:
-        return getattr(self, kind, True)
+        return getattr(self, kind, kind != Kind.MOVE_DIGEST)
 
 
 class SentNotification(models.Model):

@@ -13,6 +13,7 @@ game while holding its group.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -395,9 +396,15 @@ def _play_conditionals(
     return played_moves
 
 
-def game_pgn(played: PlayedGame, result: str, end: End) -> str:
+def game_pgn(
+    played: PlayedGame,
+    result: str,
+    end: End,
+    moves: Sequence[tuple[str, datetime]] | None = None,
+) -> str:
     """The game's score as PGN: the tags, each move with its date and time (UTC) in a
-    ``[%date YYYY-MM-DDTHH:MM:SSZ]`` comment, and the result."""
+    ``[%date YYYY-MM-DDTHH:MM:SSZ]`` comment, and the result. ``moves``: the moves' UCI and
+    dates in order, when the caller read them already (the sweep reads many games' at once)."""
     game = played.game
     score = chess.pgn.Game()
     score.headers["Event"] = played.stage.tournament.name
@@ -408,7 +415,11 @@ def game_pgn(played: PlayedGame, result: str, end: End) -> str:
     score.headers["Result"] = result
     score.headers["Termination"] = "time forfeit" if end in (End.TIME, End.SILENCE) else "normal"
     node: chess.pgn.GameNode = score
-    for uci, at in Move.objects.filter(game=played).order_by("ply").values_list("uci", "played_at"):
+    if moves is None:
+        moves = list(
+            Move.objects.filter(game=played).order_by("ply").values_list("uci", "played_at")
+        )
+    for uci, at in moves:
         node = node.add_variation(chess.Move.from_uci(uci))
         node.comment = f"[%date {at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}]"
     return str(score)

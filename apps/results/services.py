@@ -6,6 +6,8 @@ based on an older version is refused with a conflict (nothing is overwritten sil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from django.db import transaction
@@ -13,7 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.core.audit import Action, entrant_withdrawn, record, result_changed
+from apps.core.audit import Action, entrant_withdrawn, record, result_changed, results_entered
+from apps.core.bulk import update_rows
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, require_result_entry
 from apps.core.results import Result, Side
@@ -21,7 +24,7 @@ from apps.entrants.models import StageEntry
 from apps.groups.models import Game, Group
 from apps.notifications import tasks as notify
 from apps.stages.models import Stage
-from apps.standings.freshness import schedule_recompute
+from apps.standings.freshness import schedule_recompute, schedule_recomputes
 
 from . import settling
 from .signals import announce
@@ -204,6 +207,67 @@ def set_result(
     _standings_changed(game.group_id, game.group.stage)
     transaction.on_commit(lambda: notify.result_changed.delay(game.pk, game.version))
     return game
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """A result the system decides for a game (``game`` locked by the caller), with the
+    sentence that says why, the score to store with it (None: keep) and the day it ended."""
+
+    game: Game
+    result: str
+    reason: str
+    finished_on: date
+    pgn: str | None = None
+
+
+def set_system_results(
+    user: Actor | None, changes: Sequence[SystemResult], *, road: str
+) -> list[Game]:
+    """Results the system decides for many games at once (``apps.play``'s clock sweep: losses
+    on time and by silence), each game locked by the caller after its group (:func:`locked_group`).
+    What :func:`set_result` does for one game, set based: only unfinished games of open
+    groups of stages in play change (others are skipped); one ``result.entered`` event per
+    game with its reason, the games' open reports settled (``road``), their groups'
+    standings marked, each game's result e-mail queued on commit. Returns the games changed."""
+    now = timezone.now()
+    changed: list[tuple[Game, str]] = []
+    for change in changes:
+        game, group = change.game, change.game.group
+        if game.result or group.is_closed or group.stage.status != Stage.Status.PUBLISHED:
+            continue
+        game.result = require_result_code(change.result).value
+        game.adjudicated = False
+        game.version += 1
+        game.updated_at = now
+        game.finished_on = change.finished_on
+        if change.pgn is not None:
+            game.pgn = change.pgn
+        changed.append((game, change.reason))
+    if not changed:
+        return []
+    update_rows(
+        Game,
+        ("result", "adjudicated", "version", "updated_at", "finished_on", "pgn"),
+        (
+            (g.pk, g.result, g.adjudicated, g.version, g.updated_at, g.finished_on, g.pgn)
+            for g, _reason in changed
+        ),
+    )
+    results_entered(user, changed)
+    games = [g for g, _reason in changed]
+    settling.settle_reports(user, road, game_ids=[g.pk for g in games])
+    by_stage: dict[int, tuple[Stage, set[int]]] = {}
+    for g in games:
+        by_stage.setdefault(g.group.stage_id, (g.group.stage, set()))[1].add(g.group_id)
+    for stage, group_ids in by_stage.values():
+        schedule_recomputes(sorted(group_ids))
+        announce(stage, group_ids)
+    versions = [(g.pk, g.version) for g in games]
+    transaction.on_commit(
+        lambda: [notify.result_changed.delay(pk, version) for pk, version in versions]
+    )
+    return games
 
 
 def withdraw_entrant(user: Actor, entry: StageEntry, reason: str) -> list[Game]:

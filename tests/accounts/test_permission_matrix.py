@@ -601,6 +601,13 @@ ROWS: list[Row] = [
         registration_pk,
         "post",
     ),
+    # -- a player's leave from games played here (apps/play/leave*.py) -------------------------
+    # The page's forms post and go back to "My games" (a refusal is shown there).
+    Row("me-leave", statuses(302), method="post", data={}),
+    Row("me-leave-cancel", statuses(302), lambda w: {"leave_id": 999_999}, "post"),
+    api("api-me-leave", signed_in_api()),
+    api("api-me-leave", signed_in_api(400), method="post", data={}, name="take"),
+    api("api-me-leave-item", signed_in_api(404), lambda w: {"pk": 999_999}, "delete"),
     # -- Django's admin (one row: its own permission checks) ------------------------------------
     Row("admin:index", statuses(302, staff=200)),
 ]

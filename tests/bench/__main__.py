@@ -8,7 +8,18 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, imports, load, play_moves, rating_list_import, standings, swiss, worker
+from . import (
+    app,
+    engine,
+    imports,
+    load,
+    play_moves,
+    play_sweep,
+    rating_list_import,
+    standings,
+    swiss,
+    worker,
+)
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
@@ -20,6 +31,7 @@ BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "load": load.run,
     "ratinglists": rating_list_import.run,
     "play": play_moves.run,
+    "play_sweep": play_sweep.run,
 }
 
 

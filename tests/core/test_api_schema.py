@@ -76,6 +76,8 @@ ENDPOINTS = {
     "/api/me/": {"get"},
     "/api/me/claims/": {"post"},
     "/api/me/notifications/": {"get", "put", "patch"},
+    "/api/me/leave/": {"get", "post"},
+    "/api/me/leave/{id}/": {"delete"},
     "/api/invitations/accept/": {"post"},
     "/api/tournaments/{slug}/invitations/": {"get", "post"},
     "/api/tournaments/{slug}/entrant-links/": {"post"},
