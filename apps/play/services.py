@@ -589,7 +589,18 @@ def _move(
         played.version += 1
         refresh_deadlines(played, now, save=False, times=extended(times, now, len(moves)))
         played.save(update_fields=MOVE_FIELDS)
+        # The player now to move hears of it (at once or in the day's digest, as they chose);
+        # a chain of conditional answers sends one e-mail: the builder writes only if the ply
+        # is still the game's last.
+        game_id, ply = played.pk, played.ply
+        transaction.on_commit(lambda: _queue_move_notice(game_id, ply))
     return Outcome(played, moves)
+
+
+def _queue_move_notice(game_id: int, ply: int) -> None:
+    from . import tasks  # the tasks call sweep and notices, which import this module
+
+    tasks.move_made.delay(game_id, ply)
 
 
 # What a move changes on the played game.

@@ -56,3 +56,22 @@ def test_the_daily_digest_lists_the_days_moves_for_those_who_chose_it(world, mai
     assert send_all(notices.digest_messages(world.users["black"].pk, day)) == 0  # once
     # The day before had none of these moves.
     assert notices.digest_messages(world.users["black"].pk, START.date()) == []
+
+
+def test_a_move_made_through_the_action_e_mails_the_player_now_to_move(
+    world, mailoutbox, django_capture_on_commit_callbacks
+):
+    from apps.play.services import make_move
+
+    mailoutbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        make_move(
+            actor=world.users["white"],
+            game_id=world.game.pk,
+            move="e4",
+            after_ply=0,
+            now=START + timedelta(hours=1),
+        )
+    [mail] = mailoutbox
+    assert mail.to == [world.game.black.email]
+    assert "1. e4" in mail.subject
