@@ -10,6 +10,7 @@ APPS = (
     "results",
     "standings",
     "qualification",
+    "play",
     "notifications",
 )
 

@@ -1,0 +1,183 @@
+"""What the board page of a game played here shows (``views.board``): the game found from its
+address, and :class:`Board`, the page's reading of the game for one visitor — the position,
+whose move, the moves with their dates, both clocks in days, the standing draw offer, what the
+visitor may do.
+
+Who sees the moves follows the stage's ``game_visibility`` (:func:`visible_plies`): the two
+players, the group's TD and the organizers see every move; others see them once the game is
+finished (``finished``), a few moves behind (``delayed``), or, with ``players``, not before the
+group is closed (the page is then not found for them). The actions decide for themselves what
+is allowed; the page only offers what can succeed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import chess
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from apps.clock import Side
+from apps.core.permissions import Actor, can_enter_results
+from apps.groups.models import Game, Group
+from apps.results.history import result_label
+from apps.results.reports import player_side
+from apps.stages.models import Stage
+from apps.stages.pages import visible_stage
+
+from .clocking import clock_of
+from .models import ConditionalLine, Move, PlayedGame
+
+
+def played_game(request: HttpRequest, slug: str, order: int, number: int, game_number: int):
+    """The played game at this address, its game, group, stage and tournament loaded; 404
+    when the visitor may not see the stage, or the game is not played on this server."""
+    stage = visible_stage(request, slug, order)
+    group = get_object_or_404(Group, stage=stage, number=number)
+    group.stage = stage
+    game = get_object_or_404(
+        Game.objects.select_related("white", "black"), group=group, number=game_number
+    )
+    game.group = group
+    played = PlayedGame.objects.filter(game=game).first()
+    if played is None:
+        raise Http404(_("This game is not played on this server."))
+    played.game, played.stage = game, stage
+    if visible_plies(request.user, played) is None:
+        raise Http404(_("The moves of this game are shown to its group's players only."))
+    return played
+
+
+def visible_plies(user: Actor, played: PlayedGame) -> int | None:
+    """How many of ``played``'s moves ``user`` sees (None: not the game at all)."""
+    game, stage = played.game, played.stage
+    if player_side(user, game) is not None or can_enter_results(user, game.group):
+        return played.ply
+    if played.finished_at is not None or game.result:
+        return played.ply if stage.game_visibility != Stage.GameVisibility.PLAYERS else None
+    if stage.game_visibility == Stage.GameVisibility.DELAYED:
+        return max(0, played.ply - stage.visibility_delay_moves * 2)
+    if stage.game_visibility == Stage.GameVisibility.PLAYERS and not game.group.is_closed:
+        return None
+    return 0
+
+
+@dataclass(frozen=True)
+class ClockLine:
+    side: str
+    name: str
+    days_charged: int
+    days_left: int
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One line of the move list: the move number and White's and Black's moves."""
+
+    number: int
+    moves: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class Board:
+    fen: str
+    ply: int
+    turn: str
+    side: str | None
+    started_at: datetime
+    finished: bool
+    result_label: str
+    can_move: bool
+    draw_offer_by: str | None
+    can_offer_draw: bool
+    can_answer_draw: bool
+    clocks: tuple[ClockLine, ...]
+    moves: tuple[MoveRow, ...]
+    conditionals: tuple[str, ...]
+
+
+def _fen_after(moves: list[Move]) -> str:
+    board = chess.Board()
+    for move in moves:
+        board.push_uci(move.uci)
+    return board.fen()
+
+
+def _rows(moves: list[Move]) -> tuple[MoveRow, ...]:
+    rows: list[MoveRow] = []
+    for move in moves:
+        number = (move.ply + 1) // 2
+        if rows and rows[-1].number == number:
+            rows[-1] = MoveRow(number, (*rows[-1].moves, move))
+        else:
+            rows.append(MoveRow(number, (move,)))
+    return tuple(rows)
+
+
+def _line_in_san(line: ConditionalLine, fen: str) -> str:
+    board = chess.Board(fen)
+    sans = []
+    for uci in line.moves:
+        move = chess.Move.from_uci(uci)
+        if move not in board.legal_moves:
+            break
+        sans.append(board.san(move))
+        board.push(move)
+    return " ".join(sans)
+
+
+def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
+    """The page's reading of ``played`` for ``user`` at ``now``."""
+    game, stage = played.game, played.stage
+    shown = visible_plies(user, played) or 0
+    moves = list(Move.objects.filter(game=played, ply__lte=shown).order_by("ply"))
+    fen = played.fen if shown == played.ply else _fen_after(moves)
+    side = player_side(user, game)
+    finished = played.finished_at is not None or bool(game.result)
+    turn = "white" if played.ply % 2 == 0 else "black"
+    offer_by = played.draw_offer_side or None
+    report = clock_of(played, now, None)
+    clocks = tuple(
+        ClockLine(
+            colour.value,
+            entrant.name,
+            report.clock(colour).charged_total,
+            report.clock(colour).days_left,
+        )
+        for colour, entrant in ((Side.WHITE, game.white), (Side.BLACK, game.black))
+    )
+    playing = side is not None and not finished and stage.status == Stage.Status.PUBLISHED
+    conditionals: tuple[str, ...] = ()
+    if playing:
+        lines = ConditionalLine.objects.filter(
+            game=played, side=side, cancelled_at__isnull=True, after_ply__gte=played.ply
+        ).order_by("created_at")
+        conditionals = tuple(_line_in_san(line, played.fen) for line in lines)
+    return Board(
+        fen=fen,
+        ply=shown,
+        turn=turn,
+        side=side,
+        started_at=played.started_at,
+        finished=finished,
+        result_label=result_label(game.result),
+        can_move=playing and side == turn,
+        draw_offer_by=offer_by if shown == played.ply else None,
+        can_offer_draw=playing and offer_by is None,
+        can_answer_draw=playing and offer_by is not None and offer_by != side,
+        clocks=clocks,
+        moves=_rows(moves),
+        conditionals=conditionals,
+    )
+
+
+def board_url(game: Game) -> str:
+    """The address of the board page of ``game`` (its group and stage loaded)."""
+    stage = game.group.stage
+    return reverse(
+        "game-play", args=[stage.tournament.slug, stage.order, game.group.number, game.number]
+    )
