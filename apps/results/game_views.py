@@ -97,7 +97,9 @@ def game(request: HttpRequest, slug: str, order: int, number: int, game_number: 
         "td_form_url": game_url(group, the_game.number) if can_enter_results(user, group) else "",
         "pgn_url": reverse("api-game-pgn", args=[the_game.pk]),
         # A game played on this server is played on its board, the play app's page.
-        "board_url": reverse("game-play", args=[stage.tournament.slug, stage.order, number, game_number])
+        "board_url": reverse(
+            "game-play", args=[stage.tournament.slug, stage.order, number, game_number]
+        )
         if stage.play_on_server
         else "",
     }
