@@ -103,26 +103,28 @@ def clock_report(control: TimeControl, game: GameTimes, now: datetime) -> ClockR
         move, lost_at = _move(control, game, ply, made_at, charged)
         charged[move.side] += move.days_charged
         if lost_at:
-            return _report(control, made, move, charged, lost_at, lost_at)
+            return _report(control, game, made, move, charged, lost_at, lost_at)
         made.append(move)
     ply = game.ply_in_hand
     runs_out_at = _runs_out_at(control, game, ply, charged)
     move, lost_at = _move(control, game, ply, now, charged)
     charged[move.side] += move.days_charged
     in_hand = replace(move, made_at=None)
-    return _report(control, made, in_hand, charged, runs_out_at, lost_at or now)
+    return _report(control, game, made, in_hand, charged, runs_out_at, lost_at or now)
 
 
-def _days_left(control: TimeControl, ply: int, charged: dict[Side, int]) -> int:
-    """The days the player of ``ply`` may still be charged before making it."""
-    return control.allowance(own_move_number(ply)) - charged[Side.of_ply(ply)]
+def _days_left(control: TimeControl, game: GameTimes, ply: int, charged: dict[Side, int]) -> int:
+    """The days the player of ``ply`` may still be charged before making it (the days a TD
+    added included)."""
+    side = Side.of_ply(ply)
+    return control.allowance(own_move_number(ply)) + game.extra_days(side) - charged[side]
 
 
 def _runs_out_at(
     control: TimeControl, game: GameTimes, ply: int, charged: dict[Side, int]
 ) -> datetime:
     """The instant the player of ``ply`` loses on time if they have not made it by then."""
-    too_many = days_to_exceed(_days_left(control, ply, charged), control.doubling_after)
+    too_many = days_to_exceed(_days_left(control, game, ply, charged), control.doubling_after)
     return game.pauses.instant_after(game.began(ply), too_many * DAY)
 
 
@@ -134,7 +136,7 @@ def _move(
     side, began = Side.of_ply(ply), game.began(ply)
     reflection = game.pauses.running(began, end)
     used = days_in(reflection)
-    left = _days_left(control, ply, charged)
+    left = _days_left(control, game, ply, charged)
     if control.charge(used) <= left:
         return MoveReport(ply, side, began, end, reflection, used, control.charge(used)), None
     too_many = days_to_exceed(left, control.doubling_after)
@@ -144,6 +146,7 @@ def _move(
 
 def _report(
     control: TimeControl,
+    game: GameTimes,
     made: list[MoveReport],
     in_hand: MoveReport,
     charged: dict[Side, int],
@@ -157,7 +160,7 @@ def _report(
 
     def clock(side: Side) -> PlayerClock:
         moves_made = sum(1 for move in made if move.side is side)
-        allowance = control.allowance(moves_made + 1)
+        allowance = control.allowance(moves_made + 1) + game.extra_days(side)
         days_left = max(0, allowance - charged[side])
         return PlayerClock(side, moves_made, charged[side], allowance, days_left)
 

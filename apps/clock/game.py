@@ -31,8 +31,15 @@ class GameTimes:
     moves: tuple[datetime, ...] = ()
     white_leave: tuple[Leave, ...] = ()
     black_leave: tuple[Leave, ...] = ()
+    # Days a TD added to a player's clock (docs/clock.md §7): added to every allowance.
+    white_extra_days: int = 0
+    black_extra_days: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("white_extra_days", "black_extra_days"):
+            extra = getattr(self, name)
+            if isinstance(extra, bool) or not isinstance(extra, int) or extra < 0:
+                raise ValueError(f"{name} must be a whole number of days, not {extra!r}")
         begun = as_utc("the start", self.start)
         made = tuple(as_utc(f"move {ply}", moment) for ply, moment in enumerate(self.moves, 1))
         before = begun
@@ -76,6 +83,10 @@ class GameTimes:
     def leave_of(self, side: Side) -> tuple[Leave, ...]:
         """``side``'s leave, in order."""
         return self.white_leave if side is Side.WHITE else self.black_leave
+
+    def extra_days(self, side: Side) -> int:
+        """The days a TD added to ``side``'s clock."""
+        return self.white_extra_days if side is Side.WHITE else self.black_extra_days
 
     def began(self, ply: int) -> datetime:
         """When the reflection for ``ply`` began: the start for ply 1, else the move before."""

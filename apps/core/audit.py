@@ -95,6 +95,18 @@ class Action(StrEnum):
     # an open report's game got a result by another road (status resolved or superseded, road)
     RESULT_REPORT_CLOSED = "result.report_closed"
     GAME_SCORE_CHANGED = "game.score_changed"  # a finished game's score or finish date (TD)
+    # play on the server (apps/play, docs/play.md)
+    PLAY_STARTED = "play.started"  # a stage's games (or a Swiss round's) began here (games)
+    PLAY_MOVE = "play.move"  # a player moved (ply, san; conditional: played from their list)
+    PLAY_DRAW_OFFERED = "play.draw_offered"  # a player offered a draw (ply)
+    PLAY_DRAW_ACCEPTED = "play.draw_accepted"  # the opponent accepted: drawn
+    PLAY_DRAW_DECLINED = "play.draw_declined"  # the opponent declined the standing offer
+    PLAY_RESIGNED = "play.resigned"  # a player resigned (side)
+    PLAY_CLAIMED = "play.claimed"  # a player claimed (kind, granted; or sent to the TD)
+    PLAY_GAME_ENDED = "play.game_ended"  # a game here ended (how, result, ply)
+    PLAY_DAYS_ADDED = "play.days_added"  # a TD added days to a player's clock (side, days, reason)
+    PLAY_CONDITIONALS_SET = "play.conditionals_set"  # a player left "if X then Y" moves
+    PLAY_CONDITIONALS_CANCELLED = "play.conditionals_cancelled"  # a player withdrew them
 
 
 # The events that change a game's result (a group's and a TD's history lists them).

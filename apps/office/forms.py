@@ -245,6 +245,7 @@ class StageForm(SettingsForm):
             (Freeze.PAIRING, _("Pairing")),
             (Freeze.QUALIFICATION, _("Qualification for the next stage")),
             (Freeze.PLAY, _("Play period")),
+            (Freeze.SERVER, _("Play on this server")),
         )
     )
 

@@ -11,6 +11,7 @@ from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, require_organizer
 from apps.groups.rounds import start_round
 from apps.notifications import tasks as notify
+from apps.play.services import start_play
 from apps.silli.swiss_system import round_virtual_points
 from apps.stages.feasibility import require_drawable
 from apps.stages.models import DrawJob, Stage
@@ -132,6 +133,8 @@ def publish_draw(user: Actor, stage: Stage) -> Stage:
                     1,
                 )
                 start_round(group, 1, stage.swiss_round_days, stage.published_at, applied)
+        # A stage played on this server: every game's clock starts now (apps/play).
+        start_play(stage, stage.published_at, actor=user)
         # Every group gets its (empty) standings, so the stage's ranking has everyone: marked
         # pending with the publication, computed on commit.
         schedule_recomputes(stage.groups.values_list("pk", flat=True))

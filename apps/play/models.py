@@ -46,6 +46,14 @@ class PlayedGame(models.Model):
     # The standing draw offer: the ply after which it was made (by the side that made that
     # ply's move), or null when none stands.
     draw_offer_ply = models.PositiveIntegerField(null=True, blank=True)
+    # Who made the standing offer ("white"/"black"; empty: none stands). An offer is made with
+    # a move or standing (by the side to move), so the ply alone does not say whose it is.
+    draw_offer_side = models.CharField(max_length=5, blank=True, default="")
+    # Each player's last draw offer, as the game's move number then (one offer per 10 moves).
+    last_offer_move_white = models.PositiveIntegerField(null=True, blank=True)
+    last_offer_move_black = models.PositiveIntegerField(null=True, blank=True)
+    # How the game ended (apps.play.services.End), empty while it is played.
+    ended_by = models.CharField(max_length=24, blank=True, default="")
     version = models.PositiveIntegerField(default=0)
 
     class Meta:

@@ -55,6 +55,7 @@ PLACE_FIELDS = STAGE_SETTINGS.names(Freeze.PLACE)
 PAIRING_FIELDS = STAGE_SETTINGS.names(Freeze.PAIRING)
 QUALIFICATION_FIELDS = STAGE_SETTINGS.names(Freeze.QUALIFICATION)
 PLAY_FIELDS = STAGE_SETTINGS.names(Freeze.PLAY)
+SERVER_FIELDS = STAGE_SETTINGS.names(Freeze.SERVER)
 
 SLUG_MAX_LENGTH = cast(int, Tournament._meta.get_field("slug").max_length)  # a SlugField's
 UNDRAWN = (Stage.Status.DRAFT, Stage.Status.REGISTRATION_CLOSED)
@@ -327,6 +328,8 @@ def frozen_stage_fields(stage: Stage) -> dict[str, str]:
         reasons.update(dict.fromkeys(PAIRING_FIELDS, pairing))
         place = _("The stage is drawn: its kind and place in the tournament are final.")
         reasons.update(dict.fromkeys(PLACE_FIELDS, place))
+        server = _("The stage is drawn: its games are played under these settings.")
+        reasons.update(dict.fromkeys(SERVER_FIELDS, server))
     if "order" not in reasons and _drawing(stage):
         reasons["order"] = _("A draw of this stage is running; wait until it ends.")
     if stage.status == Stage.Status.CLOSED:

@@ -59,6 +59,7 @@ class Freeze(enum.Enum):
     PAIRING = "Pairing setting: frozen once registration closes."
     QUALIFICATION = "May change until the qualification is confirmed."
     PLAY = "May change until the stage is closed."
+    SERVER = "Frozen once the stage is drawn: its games are played under these settings."
     # A tournament's settings.
     GAMES = "Frozen once a Silli stage that plays them has closed its registration."
     SCORING = "Frozen once a stage is published."
@@ -448,6 +449,16 @@ class StageSettings(models.Model):
         ADJUDICATE = "adjudicate", _("adjudicate the unfinished games and pair the next round")
         TD = "td", _("leave the unfinished games to the TDs; pair when they have results")
 
+    # Play on the server (docs/play.md).
+    class TimeControl(TextChoices):
+        MOVES = "moves", _("N moves in D days")
+        FISCHER = "fischer", _("Fischer (a clock of days with an increment)")
+
+    class GameVisibility(TextChoices):
+        FINISHED = "finished", _("public once finished")
+        DELAYED = "delayed", _("public while played, a few moves behind")
+        PLAYERS = "players", _("only the group's players until the group ends")
+
     class QualifyRule(TextChoices):
         THRESHOLD = "threshold", _("points threshold")
         LOSS_CAP = "loss_cap", _("cap on points lost")
@@ -476,6 +487,20 @@ class StageSettings(models.Model):
     report_accept_days: int
     swiss_round_days: int | None
     swiss_at_deadline: str
+    # Play on the server.
+    play_on_server: bool
+    time_control: str
+    tc_moves: int
+    tc_days: int
+    fischer_base: int
+    fischer_increment: int
+    doubling_after: int | None
+    leave_days: int
+    special_leave_days: int
+    silence_days: int
+    draw_earliest_move: int
+    game_visibility: str
+    visibility_delay_moves: int
 
     class Meta:
         abstract = True
@@ -732,6 +757,164 @@ STAGE_SETTINGS = Catalog(
         "TDs, who are e-mailed; the next round is paired once they have results). Ignored by "
         "other formats.",
         default=StageSettings.AtDeadline.ADJUDICATE,
+        optional_on_page=True,
+    ),
+    # -----------------------------------------------------------------------
+    # Play on the server (apps/play, docs/play.md): whether the stage's games are played here,
+    # and under which clock, leave, silence, draw and visibility rules. All but the visibility
+    # freeze once the stage is drawn (a game's rules do not change while it is played).
+    # -----------------------------------------------------------------------
+    Setting(
+        "play_on_server",
+        models.BooleanField(),
+        Freeze.SERVER,
+        label=_("Played on this server"),
+        help=_("The games are played here, move by move, with the correspondence clock."),
+        api_help="The stage's games are played on this server, move by move, with the "
+        "correspondence clock (default: no; results then come from elsewhere).",
+        default=False,
+    ),
+    Setting(
+        "time_control",
+        models.CharField(max_length=8, choices=StageSettings.TimeControl.choices),
+        Freeze.SERVER,
+        label=_("Time control"),
+        api_help="moves (N moves in D days: tc_moves, tc_days; default) or fischer (a clock "
+        "of fischer_base days gaining fischer_increment days a move).",
+        default=StageSettings.TimeControl.MOVES,
+        optional_on_page=True,
+    ),
+    Setting(
+        "tc_moves",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Moves (N)"),
+        help=_("N moves in D days: the moves of each period."),
+        api_help="N of N moves in D days ({least}–{most}, default {default}).",
+        least=Bound(1, _("A period needs at least %(limit)s move.")),
+        most=Bound(100),
+        default=10,
+        optional_on_page=True,
+    ),
+    Setting(
+        "tc_days",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Days (D)"),
+        help=_("N moves in D days: the days of each period; unused days carry forward."),
+        api_help="D of N moves in D days ({least}–{most}, default {default}).",
+        least=Bound(1, _("A period needs at least %(limit)s day.")),
+        most=Bound(365),
+        default=50,
+        optional_on_page=True,
+    ),
+    Setting(
+        "fischer_base",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Fischer: days at the start"),
+        api_help="A Fischer clock's days at the start ({least}–{most}, default {default}).",
+        least=Bound(1, _("A clock needs at least %(limit)s day.")),
+        most=Bound(365),
+        default=30,
+        optional_on_page=True,
+    ),
+    Setting(
+        "fischer_increment",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Fischer: days added a move"),
+        api_help="Days a Fischer clock gains after each move ({least}–{most}, default {default}).",
+        least=Bound(0),
+        most=Bound(60),
+        default=3,
+        optional_on_page=True,
+    ),
+    Setting(
+        "doubling_after",
+        models.PositiveSmallIntegerField(null=True, blank=True),
+        Freeze.SERVER,
+        label=_("Doubling after (days)"),
+        help=_("Days used on one move beyond this count twice. Empty: no doubling."),
+        api_help="Days used on one move beyond this count twice ({least}–{most}, default "
+        "{default}); null: no doubling.",
+        least=Bound(0),
+        most=Bound(365),
+        default=20,
+    ),
+    Setting(
+        "leave_days",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Leave days a year"),
+        api_help="Days of leave each player has a calendar year ({least}–{most}, default "
+        "{default}).",
+        least=Bound(0),
+        most=Bound(180),
+        default=45,
+        optional_on_page=True,
+    ),
+    Setting(
+        "special_leave_days",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Special leave days"),
+        help=_("Added to each player's leave for a calendar year."),
+        api_help="The event's special leave, added to each calendar year's leave "
+        "({least}–{most}, default {default}).",
+        least=Bound(0),
+        most=Bound(180),
+        default=0,
+        optional_on_page=True,
+    ),
+    Setting(
+        "silence_days",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Days of silence that lose"),
+        help=_("Reminders go at 14, 28 and 35 days without a move."),
+        api_help="Days without a move after which the game is lost by silence "
+        "({least}–{most}, default {default}); reminders go at 14, 28 and 35 days.",
+        least=Bound(1),
+        most=Bound(365),
+        default=40,
+        optional_on_page=True,
+    ),
+    Setting(
+        "draw_earliest_move",
+        models.PositiveSmallIntegerField(),
+        Freeze.SERVER,
+        label=_("Earliest move for a draw"),
+        help=_("A draw may be offered or agreed from this move on."),
+        api_help="The move number from which a draw may be offered and agreed "
+        "({least}–{most}, default {default}).",
+        least=Bound(1),
+        most=Bound(200),
+        default=25,
+        optional_on_page=True,
+    ),
+    Setting(
+        "game_visibility",
+        models.CharField(max_length=8, choices=StageSettings.GameVisibility.choices),
+        Freeze.PLAY,
+        label=_("Who sees the games"),
+        api_help="finished (default: a game's moves are public once it is finished), delayed "
+        "(public while played, visibility_delay_moves moves behind) or players (only the "
+        "group's players, the TD and the organizers until the group is closed).",
+        default=StageSettings.GameVisibility.FINISHED,
+        optional_on_page=True,
+    ),
+    Setting(
+        "visibility_delay_moves",
+        models.PositiveSmallIntegerField(),
+        Freeze.PLAY,
+        label=_("Delay (moves)"),
+        help=_("Delayed visibility: the public sees the game this many moves behind."),
+        api_help="With delayed visibility, how many moves behind the public sees a game "
+        "({least}–{most}, default {default}; 0: live).",
+        least=Bound(0),
+        most=Bound(50),
+        default=5,
         optional_on_page=True,
     ),
 )

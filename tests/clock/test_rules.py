@@ -180,3 +180,13 @@ def test_before_any_move_both_players_have_the_whole_allowance():
     assert (report.white.days_left, report.black.days_left) == (50, 50)
     report = clock_report(Fischer(), GameTimes(START), START)
     assert (report.white.days_left, report.black.days_left) == (30, 30)
+
+
+def test_days_a_td_added_raise_every_allowance_of_that_player():
+    start = datetime(2027, 1, 1, tzinfo=UTC)
+    game = GameTimes(start, (), white_extra_days=5)
+    report = clock_report(MovesInDays(10, 50, None), game, start)
+    assert (report.white.days_left, report.black.days_left) == (55, 50)
+    assert report.runs_out_at == datetime(2027, 2, 26, tzinfo=UTC)  # 56 days
+    with pytest.raises(ValueError, match="black_extra_days"):
+        GameTimes(start, (), black_extra_days=-1)

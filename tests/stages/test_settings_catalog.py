@@ -112,6 +112,7 @@ def test_the_stage_settings_freeze_as_place_pairing_qualification_or_play():
         Freeze.PAIRING,
         Freeze.QUALIFICATION,
         Freeze.PLAY,
+        Freeze.SERVER,
     }
     assert {s.freezes for s in TOURNAMENT} == {Freeze.GAMES, Freeze.SCORING, Freeze.ALWAYS}
 
@@ -156,6 +157,7 @@ def test_the_actions_settings_and_freezing_groups_are_the_declarations():
         Freeze.PAIRING: services.PAIRING_FIELDS,
         Freeze.QUALIFICATION: services.QUALIFICATION_FIELDS,
         Freeze.PLAY: services.PLAY_FIELDS,
+        Freeze.SERVER: services.SERVER_FIELDS,
         Freeze.GAMES: services.GAMES_FIELDS,
         Freeze.SCORING: services.SCORING_FIELDS,
     }

@@ -23,6 +23,7 @@ from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.groups.rounds import applied_virtual_points, start_round
 from apps.notifications import tasks as notify
+from apps.play.services import start_play
 from apps.silli.swiss.dutch import Pairing, PairingError
 from apps.silli.swiss_system import colour_of_rule, pair_next, round_virtual_points
 from apps.stages.models import Stage
@@ -188,6 +189,8 @@ def pair_next_round(
             games=outcome.games,
             bye=outcome.bye,
         )
+        # A stage played on this server: the round's games start now (apps/play).
+        start_play(stage, actor=user)
         schedule_recomputes([group.pk])
         # Each player's pairing by e-mail (round 1's went with the start lists).
         stage_id = stage.pk

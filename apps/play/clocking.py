@@ -1,0 +1,158 @@
+"""A played game's clock: the pure ``apps.clock`` fed from the database.
+
+:func:`game_times` gathers what the clock knows of a :class:`~apps.play.models.PlayedGame` —
+its start, its moves' dates, both players' leave (``Leave`` rows of the entrants' accounts,
+cancelled ones left out) and the days a TD added — and :func:`clock_of` answers the clock
+report under the stage's time control (:func:`control_of`). :func:`silence_of` is the silence
+of the side to move under the stage's ``silence_days``.
+
+:func:`refresh_deadlines` stores the two instants the sweep looks for (``loses_at``,
+``next_reminder_at``); every action that changes them (a move, a leave, days added, a
+declaration) calls it in its transaction. The rules: docs/clock.md, docs/play.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from apps.clock import (
+    DAY,
+    ClockReport,
+    Fischer,
+    GameTimes,
+    MovesInDays,
+    Reminder,
+    Side,
+    TimeControl,
+    clock_report,
+    days_in,
+)
+from apps.clock import Leave as LeavePeriod
+from apps.stages.models import Stage
+
+from .models import Leave, Move, PlayedGame
+
+
+def control_of(stage: Stage) -> TimeControl:
+    """The stage's time control, as the clock engine takes it."""
+    if stage.time_control == Stage.TimeControl.FISCHER:
+        return Fischer(
+            base=stage.fischer_base,
+            increment=stage.fischer_increment,
+            doubling_after=stage.doubling_after,
+        )
+    return MovesInDays(
+        moves=stage.tc_moves, days=stage.tc_days, doubling_after=stage.doubling_after
+    )
+
+
+def players_users(played: PlayedGame) -> tuple[int | None, int | None]:
+    """The accounts of White and Black (None: an entrant not linked to an account)."""
+    game = played.game
+    return game.white.user_id, game.black.user_id
+
+
+def leave_of(user_ids: Sequence[int | None]) -> dict[int, list[LeavePeriod]]:
+    """The leave (not cancelled) of each account, as clock periods."""
+    wanted = [pk for pk in user_ids if pk is not None]
+    periods: dict[int, list[LeavePeriod]] = {pk: [] for pk in wanted}
+    if not wanted:
+        return periods
+    rows = Leave.objects.filter(user_id__in=wanted, cancelled_at__isnull=True).values_list(
+        "user_id", "starts_on", "ends_on"
+    )
+    for user_id, starts_on, ends_on in rows:
+        periods[user_id].append(LeavePeriod(starts_on, ends_on))
+    return periods
+
+
+def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> GameTimes:
+    """What the clock knows of ``played`` (its game with both players loaded); ``moves``: the
+    moves' dates when the caller has them already."""
+    if moves is None:
+        moves = list(
+            Move.objects.filter(game=played).order_by("ply").values_list("played_at", flat=True)
+        )
+    white, black = players_users(played)
+    leave = leave_of([white, black])
+    return GameTimes(
+        start=played.started_at,
+        moves=tuple(moves),
+        white_leave=tuple(leave.get(white, ())) if white is not None else (),
+        black_leave=tuple(leave.get(black, ())) if black is not None else (),
+        white_extra_days=played.extra_days_white,
+        black_extra_days=played.extra_days_black,
+    )
+
+
+def clock_of(played: PlayedGame, now: datetime, times: GameTimes | None = None) -> ClockReport:
+    """The clock report of ``played`` at ``now`` (at its last move if ``now`` is earlier, and
+    at its finish once finished)."""
+    times = times or game_times(played)
+    as_of = max(now, times.last_move)
+    if played.finished_at is not None:
+        as_of = max(times.last_move, min(as_of, played.finished_at))
+    return clock_report(control_of(played.stage), times, as_of)
+
+
+@dataclass(frozen=True)
+class Silence:
+    """The silence of the side to move: days without a move, the reminders due by now, the
+    instant of the loss by silence (None: the player declared a long think), and the instant
+    of the next thing due after ``reminders_sent`` reminders (a reminder or the loss)."""
+
+    side: Side
+    since: datetime
+    days_silent: int
+    reminders_due: tuple[Reminder, ...]
+    loses_at: datetime | None
+    next_due_at: datetime | None
+    lost: bool
+
+
+def silence_of(played: PlayedGame, now: datetime, times: GameTimes | None = None) -> Silence:
+    """The silence of ``played``'s side to move at ``now`` under the stage's
+    ``silence_days`` (reminders at 14, 28 and 35 days, those before the loss only)."""
+    times = times or game_times(played)
+    now = max(now, times.last_move)
+    since, pauses = times.last_move, times.pauses
+    side = times.side_to_move
+    limit = played.stage.silence_days
+    days_silent = days_in(pauses.running(since, now))
+    reminders = [r for r in Reminder if r.days < limit]
+    due = tuple(r for r in reminders if r.days <= days_silent)
+    declared = played.long_think_white if side is Side.WHITE else played.long_think_black
+    loses_at = None if declared else pauses.instant_after(since, limit * DAY)
+    upcoming = [pauses.instant_after(since, r.days * DAY) for r in reminders]
+    upcoming = upcoming[played.reminders_sent :]
+    if loses_at is not None:
+        upcoming.append(loses_at)
+    return Silence(
+        side=side,
+        since=since,
+        days_silent=days_silent,
+        reminders_due=due,
+        loses_at=loses_at,
+        next_due_at=min(upcoming, default=None),
+        lost=loses_at is not None and loses_at <= now,
+    )
+
+
+def refresh_deadlines(played: PlayedGame, now: datetime, *, save: bool = True) -> PlayedGame:
+    """Set ``played.loses_at`` (the instant the side to move loses on time if it does not
+    move, leave included) and ``played.next_reminder_at`` (its next silence reminder due
+    after the ``reminders_sent`` already sent, or the loss by silence); both None once the
+    game is finished. Saved (those two columns) unless ``save`` is False."""
+    if played.finished_at is not None or played.game.result:
+        played.loses_at = played.next_reminder_at = None
+    else:
+        times = game_times(played)
+        played.loses_at = clock_of(played, now, times).runs_out_at
+        played.next_reminder_at = silence_of(played, now, times).next_due_at
+    if save:
+        PlayedGame.objects.filter(pk=played.pk).update(
+            loses_at=played.loses_at, next_reminder_at=played.next_reminder_at
+        )
+    return played
