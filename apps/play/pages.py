@@ -19,7 +19,7 @@ import chess
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 from apps.clock import Side
 from apps.core.permissions import Actor, can_enter_results
@@ -31,6 +31,30 @@ from apps.stages.pages import visible_stage
 
 from .clocking import clock_of
 from .models import ConditionalLine, Move, PlayedGame
+from .services import Claim, End, active_conditionals
+
+# What the board page calls each claim and each way a game ends.
+CLAIM_LABELS = {
+    Claim.REPETITION: _("A draw by threefold repetition"),
+    Claim.FIFTY_MOVES: _("A draw by the 50-move rule"),
+    Claim.INSUFFICIENT_MATERIAL: _("A draw: no mate is possible"),
+    Claim.TIME: _("A win: my opponent's time or silence ran out"),
+    Claim.TABLEBASE: _("A tablebase result (the TD decides)"),
+    Claim.OTHER: _("Something else (the TD decides)"),
+}
+END_LABELS = {
+    End.CHECKMATE: _("checkmate"),
+    End.STALEMATE: _("stalemate"),
+    End.INSUFFICIENT_MATERIAL: _("insufficient material"),
+    End.SEVENTYFIVE_MOVES: _("75 moves without a capture or a pawn move"),
+    End.RESIGNATION: _("resignation"),
+    End.AGREED_DRAW: _("draw agreed"),
+    End.CLAIMED_REPETITION: _("draw claimed: threefold repetition"),
+    End.CLAIMED_FIFTY_MOVES: _("draw claimed: the 50-move rule"),
+    End.CLAIMED_INSUFFICIENT_MATERIAL: _("draw claimed: insufficient material"),
+    End.TIME: _("lost on time"),
+    End.SILENCE: _("lost by silence"),
+}
 
 
 def played_game(request: HttpRequest, slug: str, order: int, number: int, game_number: int):
@@ -91,10 +115,12 @@ class Board:
     started_at: datetime
     finished: bool
     result_label: str
+    ending: str
     can_move: bool
     draw_offer_by: str | None
     can_offer_draw: bool
     can_answer_draw: bool
+    can_leave_conditionals: bool
     clocks: tuple[ClockLine, ...]
     moves: tuple[MoveRow, ...]
     conditionals: tuple[str, ...]
@@ -152,11 +178,11 @@ def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
     )
     playing = side is not None and not finished and stage.status == Stage.Status.PUBLISHED
     conditionals: tuple[str, ...] = ()
-    if playing:
-        lines = ConditionalLine.objects.filter(
-            game=played, side=side, cancelled_at__isnull=True, after_ply__gte=played.ply
-        ).order_by("created_at")
-        conditionals = tuple(_line_in_san(line, played.fen) for line in lines)
+    if playing and side is not None:
+        lines = active_conditionals(played, Side(side))
+        conditionals = tuple(
+            _line_in_san(line, played.fen) for line in lines if line.after_ply == played.ply
+        )
     return Board(
         fen=fen,
         ply=shown,
@@ -165,9 +191,14 @@ def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
         started_at=played.started_at,
         finished=finished,
         result_label=result_label(game.result),
+        ending=str(END_LABELS.get(End(played.ended_by), "")) if played.ended_by else "",
         can_move=playing and side == turn,
         draw_offer_by=offer_by if shown == played.ply else None,
-        can_offer_draw=playing and offer_by is None,
+        # Offered from the stage's earliest move on (the move in hand's number).
+        can_offer_draw=playing
+        and offer_by is None
+        and (played.ply + 2) // 2 >= stage.draw_earliest_move,
+        can_leave_conditionals=playing and side != turn,
         can_answer_draw=playing and offer_by is not None and offer_by != side,
         clocks=clocks,
         moves=_rows(moves),

@@ -18,4 +18,9 @@ urlpatterns = [
     path(BOARD + "resign/", views.resign, name="game-play-resign"),
     path(BOARD + "claim/", views.claim, name="game-play-claim"),
     path(BOARD + "conditionals/", views.conditionals, name="game-play-conditionals"),
+    path(
+        BOARD + "conditionals/cancel/",
+        views.conditionals_cancel,
+        name="game-play-conditionals-cancel",
+    ),
 ]

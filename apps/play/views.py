@@ -10,6 +10,7 @@ forms to the API instead and swaps in the page's parts without a reload.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -23,22 +24,32 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.core.permissions import Actor
 
 from . import services
-from .forms import ClaimForm, ConditionalsForm, MoveForm, TurnForm
+from .forms import ClaimForm, ConditionalsForm, MoveForm
 from .models import PlayedGame
-from .pages import board_of, board_url, played_game
+from .pages import CLAIM_LABELS, board_of, board_url, played_game
 
-ACTIONS = ("move", "draw_offer", "draw_accept", "draw_decline", "resign", "claim", "conditionals")
+# Each action's page route (``game-play-<name>``) and API address (``/api/games/{id}/<api>/``).
+ACTIONS = {
+    "move": "moves",
+    "draw-offer": "draw-offer",
+    "draw-accept": "draw-accept",
+    "draw-decline": "draw-decline",
+    "resign": "resign",
+    "claim": "claim",
+    "conditionals": "conditionals",
+    "conditionals-cancel": "conditionals",
+}
 
 
 def _addresses(played: PlayedGame) -> tuple[dict[str, str], dict[str, str]]:
     """The page's form targets and the API addresses the script sends them to."""
     game, stage = played.game, played.stage
     args = [stage.tournament.slug, stage.order, game.group.number, game.number]
-    pages = {name: reverse(f"game-play-{name.replace('_', '-')}", args=args) for name in ACTIONS}
-    api = {name: f"/api/games/{game.pk}/{name.replace('_', '-')}/" for name in ACTIONS}
-    api["move"] = f"/api/games/{game.pk}/moves/"
+    pages = {name.replace("-", "_"): reverse(f"game-play-{name}", args=args) for name in ACTIONS}
+    api = {name.replace("-", "_"): f"/api/games/{game.pk}/{to}/" for name, to in ACTIONS.items()}
     api["state"] = f"/api/games/{game.pk}/play/"
     return pages, api
 
@@ -55,27 +66,30 @@ def board(request: HttpRequest, slug: str, order: int, number: int, game_number:
         "board": board_of(request.user, played, timezone.now()),
         "pages": pages,
         "api": api,
-        "claim_kinds": services.CLAIM_KINDS,
+        "claim_kinds": CLAIM_LABELS.items(),
     }
     return render(request, "play/game.html", context)
 
 
+Act = Callable[[Actor, PlayedGame, dict[str, Any]], object]
+
+
 def _acting(
-    form_class: type[forms.Form], act: Callable[..., object], done: object
+    form_class: type[forms.Form] | None, act: Act, done: object
 ) -> Callable[..., HttpResponse]:
-    """A POST view: the form parsed, the action ``act(played, actor=user, **cleaned)`` called,
+    """A POST view: the form parsed, the action called by ``act(user, played, cleaned)``,
     back to the board with ``done`` or the refusal's sentence."""
 
     @require_POST
     @login_required
     def view(request: HttpRequest, slug: str, order: int, number: int, game_number: int):
         played = played_game(request, slug, order, number, game_number)
-        form = form_class(request.POST)
+        form = form_class(request.POST) if form_class else None
         try:
-            if not form.is_valid():
+            if form is not None and not form.is_valid():
                 first = next(iter(form.errors.values()))[0]
                 raise ActionError(ErrorCode.INVALID_INPUT, str(first))
-            act(played, actor=request.user, **form.cleaned_data)
+            act(request.user, played, form.cleaned_data if form is not None else {})
         except ActionError as refused:
             if refused.code == ErrorCode.PERMISSION_DENIED:
                 raise PermissionDenied(refused.message) from refused
@@ -87,10 +101,43 @@ def _acting(
     return view
 
 
-move = _acting(MoveForm, services.make_move, _("Moved."))
-draw_offer = _acting(TurnForm, services.offer_draw, _("Draw offered."))
-draw_accept = _acting(TurnForm, services.accept_draw, _("Draw agreed."))
-draw_decline = _acting(TurnForm, services.decline_draw, _("Draw declined."))
-resign = _acting(TurnForm, services.resign, _("You resigned."))
-claim = _acting(ClaimForm, services.claim, _("Claim sent."))
-conditionals = _acting(ConditionalsForm, services.set_conditionals, _("Conditional moves saved."))
+move = _acting(
+    MoveForm,
+    lambda user, played, data: services.make_move(actor=user, game_id=played.pk, **data),
+    _("Moved."),
+)
+draw_offer = _acting(
+    None,
+    lambda user, played, data: services.offer_draw(actor=user, game_id=played.pk),
+    _("Draw offered."),
+)
+draw_accept = _acting(
+    None,
+    lambda user, played, data: services.accept_draw(actor=user, game_id=played.pk),
+    _("Draw agreed."),
+)
+draw_decline = _acting(
+    None,
+    lambda user, played, data: services.decline_draw(actor=user, game_id=played.pk),
+    _("Draw declined."),
+)
+resign = _acting(
+    None,
+    lambda user, played, data: services.resign(actor=user, game_id=played.pk),
+    _("You resigned."),
+)
+claim = _acting(
+    ClaimForm,
+    lambda user, played, data: services.claim(actor=user, game_id=played.pk, **data),
+    _("Claim sent."),
+)
+conditionals = _acting(
+    ConditionalsForm,
+    lambda user, played, data: services.set_conditionals(actor=user, game_id=played.pk, **data),
+    _("Conditional moves saved."),
+)
+conditionals_cancel = _acting(
+    None,
+    lambda user, played, data: services.cancel_conditionals(actor=user, game_id=played.pk),
+    _("Conditional moves cancelled."),
+)

@@ -7,8 +7,8 @@
  * from a square with legal moves, marks their targets and asks for the promotion piece; the
  * server decides, and a move it refuses goes back with its sentence.
  *
- * Every form with `data-api` is sent to that API address as JSON, with the CSRF token of the
- * form (the session's) in the X-CSRFToken header. After an answer the page is fetched again and
+ * Every form with `data-api` is sent to that API address as JSON (with `data-method`, or POST),
+ * with the CSRF token of the form (the session's) in the X-CSRFToken header. After an answer the page is fetched again and
  * the parts marked `data-play-part` (status, clocks, actions, moves) are swapped in, so the
  * page shows what the server holds, without a reload. While the other side is to move, the
  * game's state (`data-state-url`, the API's GET) is read every POLL_SECONDS and the parts are
@@ -89,11 +89,17 @@ function setUp(root) {
     input()
   }
 
+  // The form's fields as the API takes them: numbers for the ply, a check box as true or
+  // false, a field marked data-words as a list of its words (move numbers left out).
   function body(form, extra = {}) {
     const data = {}
-    for (const [name, value] of new FormData(form)) {
-      if (name === "csrfmiddlewaretoken") continue
-      data[name] = name === "after_ply" ? Number(value) : value
+    for (const field of form.elements) {
+      if (!field.name || field.name === "csrfmiddlewaretoken") continue
+      if (field.type === "checkbox") data[field.name] = field.checked
+      else if (field.name === "after_ply") data[field.name] = Number(field.value)
+      else if ("words" in field.dataset) {
+        data[field.name] = field.value.split(/[\s,]+/).filter((w) => w && !/^\d+\.*$/.test(w))
+      } else data[field.name] = field.value
     }
     return { ...data, ...extra }
   }
@@ -104,7 +110,7 @@ function setUp(root) {
     say("")
     try {
       const response = await fetch(form.dataset.api, {
-        method: "POST",
+        method: form.dataset.method || "POST",
         credentials: "same-origin",
         headers: {
           "Content-Type": "application/json",

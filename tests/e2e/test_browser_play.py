@@ -25,7 +25,7 @@ SHOTS = "/tmp/closed-circle-{page}-{width}.png"  # looked at by people, not comp
 @pytest.fixture
 def world(transactional_db):
     """Built outside a test transaction: every action's side effects run on its commit."""
-    world = build_play_world(None, password=PASSWORD, slug="play-board-cup")
+    world = build_play_world(None, password=PASSWORD, slug="play-board-cup", draw_earliest_move=1)
     # The world's clocks start at a fixed instant; this game is played now, so it began an
     # hour ago.
     PlayedGame.objects.filter(stage=world.stage).update(

@@ -126,3 +126,121 @@ def test_a_game_not_played_here_has_no_board(client, world):
     PlayedGame.objects.filter(pk=world.game.pk).delete()
     assert client.get(board_url(world)).status_code == 404
     assert "Play on the board" not in client.get(game_page_url(world)).content.decode()
+
+
+def action_url(world, name: str) -> str:
+    return reverse(
+        f"game-play-{name}",
+        args=[world.tournament.slug, world.stage.order, world.group.number, world.game.number],
+    )
+
+
+def messages_of(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_without_javascript_the_forms_play_a_game_to_mate(client, world):
+    white, black = world.users["white"], world.users["black"]
+    for user, move, ply in ((white, "f3", 0), (black, "e7e5", 1), (white, "g4", 2)):
+        client.force_login(user)
+        response = client.post(
+            action_url(world, "move"), {"move": move, "after_ply": ply}, follow=True
+        )
+        assert response.redirect_chain[-1][0] == board_url(world)
+        assert messages_of(response) == ["Moved."]
+    client.force_login(black)
+    response = client.post(action_url(world, "move"), {"move": "Qh4", "after_ply": 3}, follow=True)
+    page = response.content.decode()
+    assert "The game is over:" in page and "0-1" in page and "checkmate" in page
+    assert 'name="move"' not in page and "Resign" not in page
+    world.game.refresh_from_db()
+    assert world.game.result == "0-1"
+    assert list(Move.objects.filter(game_id=world.game.pk).values_list("san", flat=True)) == [
+        "f3",
+        "e5",
+        "g4",
+        "Qh4#",
+    ]
+
+
+def test_a_stale_or_illegal_move_is_refused_with_its_sentence_and_nothing_changes(client, world):
+    client.force_login(world.users["white"])
+    client.post(action_url(world, "move"), {"move": "e4", "after_ply": 0}, follow=True)
+    client.force_login(world.users["black"])
+    stale = client.post(action_url(world, "move"), {"move": "e5", "after_ply": 0}, follow=True)
+    assert "not 0" in messages_of(stale)[0] and "Reload the game" in messages_of(stale)[0]
+    illegal = client.post(action_url(world, "move"), {"move": "e4", "after_ply": 1}, follow=True)
+    assert "not a legal move" in messages_of(illegal)[0]
+    assert Move.objects.filter(game_id=world.game.pk).count() == 1
+
+
+def test_only_the_players_act_and_the_public_signs_in_first(client, world):
+    client.force_login(world.users["stranger"])
+    assert client.post(action_url(world, "move"), {"move": "e4", "after_ply": 0}).status_code == 403
+    assert client.post(action_url(world, "resign")).status_code == 403
+    client.logout()
+    assert client.post(action_url(world, "resign")).status_code == 302
+    assert not Move.objects.filter(game_id=world.game.pk).exists()
+    world.game.refresh_from_db()
+    assert world.game.result == ""
+
+
+def test_no_draw_is_offered_before_the_stages_earliest_move(client, world):
+    client.force_login(world.users["white"])
+    assert "Offer a draw" not in client.get(board_url(world)).content.decode()
+    refused = client.post(action_url(world, "draw-offer"), follow=True)
+    assert messages_of(refused) == ["A draw may be offered from move 25 on; this is move 1."]
+
+
+def test_a_draw_offered_declined_offered_again_and_accepted(
+    client, django_capture_on_commit_callbacks
+):
+    world = build_play_world(django_capture_on_commit_callbacks, draw_earliest_move=1)
+    white, black = world.users["white"], world.users["black"]
+    client.force_login(white)
+    assert messages_of(client.post(action_url(world, "draw-offer"), follow=True)) == [
+        "Draw offered."
+    ]
+    client.force_login(black)
+    page = client.get(board_url(world)).content.decode()
+    assert "Your opponent offers a draw." in page and "Accept the draw" in page
+    assert messages_of(client.post(action_url(world, "draw-decline"), follow=True)) == [
+        "Draw declined."
+    ]
+    # Black moves with an offer of their own; White accepts it.
+    client.force_login(white)
+    client.post(action_url(world, "move"), {"move": "e4", "after_ply": 0}, follow=True)
+    client.force_login(black)
+    moved = client.post(
+        action_url(world, "move"), {"move": "e5", "after_ply": 1, "offer_draw": "on"}, follow=True
+    )
+    assert "You offered a draw" in moved.content.decode()
+    client.force_login(white)
+    response = client.post(action_url(world, "draw-accept"), follow=True)
+    assert "draw agreed" in response.content.decode()
+    world.game.refresh_from_db()
+    assert world.game.result == "1/2-1/2"
+
+
+def test_resigning_conditional_moves_and_a_claim_for_the_td(client, world):
+    white, black = world.users["white"], world.users["black"]
+    client.force_login(white)
+    client.post(action_url(world, "move"), {"move": "e4", "after_ply": 0}, follow=True)
+    # White leaves 1… e5 2. Nf3 and cancels it; then claims something for the TD.
+    response = client.post(
+        action_url(world, "conditionals"), {"moves": "1... e5 2. Nf3", "after_ply": 1}, follow=True
+    )
+    assert messages_of(response) == ["Conditional moves saved."]
+    assert "<code>e5 Nf3</code>" in response.content.decode()
+    response = client.post(action_url(world, "conditionals-cancel"), follow=True)
+    assert messages_of(response) == ["Conditional moves cancelled."]
+    assert "<code>e5 Nf3</code>" not in response.content.decode()
+    response = client.post(
+        action_url(world, "claim"), {"kind": "other", "reason": "matrix"}, follow=True
+    )
+    assert messages_of(response) == ["Claim sent."]
+    client.force_login(black)
+    response = client.post(action_url(world, "resign"), follow=True)
+    assert "resignation" in response.content.decode()
+    world.game.refresh_from_db()
+    assert world.game.result == "1-0"
