@@ -259,6 +259,7 @@ ROWS: list[Row] = [
             "resign",
             "claim",
             "conditionals",
+            "conditionals-cancel",
         )
     ),
     Row("group-standings-csv", EVERYONE, group),
