@@ -3,11 +3,11 @@ address, and :class:`Board`, the page's reading of the game for one visitor — 
 whose move, the moves with their dates, both clocks in days, the standing draw offer, what the
 visitor may do.
 
-Who sees the moves follows the stage's ``game_visibility`` (:func:`visible_plies`): the two
-players, the group's TD and the organizers see every move; others see them once the game is
-finished (``finished``), a few moves behind (``delayed``), or, with ``players``, not before the
-group is closed (the page is then not found for them). The actions decide for themselves what
-is allowed; the page only offers what can succeed.
+Who sees the moves follows the stage's ``game_visibility``, as the API's (``permissions.view_of``):
+the two players, the group's TD and the organizers see every move; others see them once the
+game is finished (``finished``), a few moves behind (``delayed``), or, with ``players``, only
+the group's players before the group is closed (the page is then not found for others). The
+actions decide for themselves what is allowed; the page only offers what can succeed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from apps.clock import Side
-from apps.core.permissions import Actor, can_enter_results
+from apps.core.errors import ActionError
+from apps.core.permissions import Actor
 from apps.groups.models import Game, Group
 from apps.results.history import result_label
 from apps.results.reports import player_side
@@ -31,6 +32,7 @@ from apps.stages.pages import visible_stage
 
 from .clocking import clock_of
 from .models import ConditionalLine, Move, PlayedGame
+from .permissions import view_of
 from .services import Claim, End, active_conditionals
 
 # What the board page calls each claim and each way a game ends.
@@ -71,23 +73,14 @@ def played_game(request: HttpRequest, slug: str, order: int, number: int, game_n
     if played is None:
         raise Http404(_("This game is not played on this server."))
     played.game, played.stage = game, stage
-    if visible_plies(request.user, played) is None:
-        raise Http404(_("The moves of this game are shown to its group's players only."))
+    try:
+        view_of(request.user, played)
+    except ActionError:
+        # Before the group ends, a game shown to its group's players only: not found for
+        # others (what the API answers 403 to).
+        if played.stage.game_visibility == Stage.GameVisibility.PLAYERS:
+            raise Http404(_("The games of this group are shown to its players only.")) from None
     return played
-
-
-def visible_plies(user: Actor, played: PlayedGame) -> int | None:
-    """How many of ``played``'s moves ``user`` sees (None: not the game at all)."""
-    game, stage = played.game, played.stage
-    if player_side(user, game) is not None or can_enter_results(user, game.group):
-        return played.ply
-    if played.finished_at is not None or game.result:
-        return played.ply if stage.game_visibility != Stage.GameVisibility.PLAYERS else None
-    if stage.game_visibility == Stage.GameVisibility.DELAYED:
-        return max(0, played.ply - stage.visibility_delay_moves * 2)
-    if stage.game_visibility == Stage.GameVisibility.PLAYERS and not game.group.is_closed:
-        return None
-    return 0
 
 
 @dataclass(frozen=True)
@@ -159,7 +152,10 @@ def _line_in_san(line: ConditionalLine, fen: str) -> str:
 def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
     """The page's reading of ``played`` for ``user`` at ``now``."""
     game, stage = played.game, played.stage
-    shown = visible_plies(user, played) or 0
+    try:
+        shown = view_of(user, played).ply
+    except ActionError:
+        shown = 0
     moves = list(Move.objects.filter(game=played, ply__lte=shown).order_by("ply"))
     fen = played.fen if shown == played.ply else _fen_after(moves)
     side = player_side(user, game)

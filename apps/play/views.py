@@ -31,16 +31,16 @@ from .forms import ClaimForm, ConditionalsForm, MoveForm
 from .models import PlayedGame
 from .pages import CLAIM_LABELS, board_of, board_url, played_game
 
-# Each action's page route (``game-play-<name>``) and API address (``/api/games/{id}/<api>/``).
+# Each action's page route (``game-play-<name>``) and the API route the script sends it to.
 ACTIONS = {
-    "move": "moves",
-    "draw-offer": "draw-offer",
-    "draw-accept": "draw-accept",
-    "draw-decline": "draw-decline",
-    "resign": "resign",
-    "claim": "claim",
-    "conditionals": "conditionals",
-    "conditionals-cancel": "conditionals",
+    "move": "api-game-moves",
+    "draw-offer": "api-game-draw-offer",
+    "draw-accept": "api-game-draw-accept",
+    "draw-decline": "api-game-draw-decline",
+    "resign": "api-game-resign",
+    "claim": "api-game-claim",
+    "conditionals": "api-game-conditionals",
+    "conditionals-cancel": "api-game-conditionals",  # DELETE
 }
 
 
@@ -48,9 +48,11 @@ def _addresses(played: PlayedGame) -> tuple[dict[str, str], dict[str, str]]:
     """The page's form targets and the API addresses the script sends them to."""
     game, stage = played.game, played.stage
     args = [stage.tournament.slug, stage.order, game.group.number, game.number]
-    pages = {name.replace("-", "_"): reverse(f"game-play-{name}", args=args) for name in ACTIONS}
-    api = {name.replace("-", "_"): f"/api/games/{game.pk}/{to}/" for name, to in ACTIONS.items()}
-    api["state"] = f"/api/games/{game.pk}/play/"
+    pages, api = {}, {}
+    for name, route in ACTIONS.items():
+        pages[name.replace("-", "_")] = reverse(f"game-play-{name}", args=args)
+        api[name.replace("-", "_")] = reverse(route, args=[game.pk])
+    api["state"] = reverse("api-game-play", args=[game.pk])
     return pages, api
 
 

@@ -55,7 +55,7 @@ function setUp(root) {
 
   function say(text, failed = false) {
     message.textContent = text || ""
-    message.className = "play-messages" + (text ? (failed ? " error-box" : " notice") : "")
+    message.className = "play-messages" + (text ? " message message-" + (failed ? "error" : "success") : "")
     if (failed) message.setAttribute("role", "alert")
     else message.setAttribute("role", "status")
   }

@@ -39,6 +39,8 @@ def square(page, name: str):
 
 
 def centre(page, name: str) -> tuple[float, float]:
+    """The square's centre on the screen (scrolled into view first)."""
+    square(page, name).scroll_into_view_if_needed()
     box = square(page, name).bounding_box()
     assert box is not None, name
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -52,6 +54,7 @@ def click_move(page, start: str, end: str) -> None:
 
 def drag_move(page, start: str, end: str) -> None:
     """Play a move by dragging the piece from its square to the target."""
+    page.locator("[data-board]").scroll_into_view_if_needed()
     page.mouse.move(*centre(page, start))
     page.mouse.down()
     x, y = centre(page, end)
