@@ -14,6 +14,7 @@ APPS = (
     "groups",
     "notifications",
     "office",
+    "play",
     "qualification",
     "results",
     "standings",

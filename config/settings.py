@@ -525,6 +525,10 @@ SPECTACULAR_SETTINGS = {
         # "format": a stage's (Silli or round robin), and a result file's (csv or pgn)
         "FormatEnum": "apps.stages.models.Stage.Format",
         "ResultFileFormatEnum": "apps.results.api.FILE_FORMATS",
+        # play on the server: a side (also an account's colour), a claim's kind
+        "ColourEnum": "apps.play.api.SIDES",
+        "ClaimKindEnum": "apps.play.api.CLAIM_KINDS",
+        "StageKindEnum": "apps.stages.models.Stage.Kind",
     },
 }
 

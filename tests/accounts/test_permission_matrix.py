@@ -32,6 +32,7 @@ from apps.entrants.models import ImportJob
 from apps.groups.models import Seat
 from apps.office.models import LabRun
 from apps.results.models import ResultImportJob, ResultReport
+from apps.stages.models import Stage
 from tests.conftest import tasks_in_process
 from tests.worlds.published import PLAYERS_DOMAIN, ROLES, World, build_world
 
@@ -198,6 +199,16 @@ def game_report(status: str, page: bool = False) -> Callable[[World], dict]:
 
 def nothing(w: World) -> dict:
     return {}
+
+
+def played_game_pk(w: World) -> dict:
+    """The player's game, played on this server (the stage made one played here; its games
+    start, idempotently, inside the test's transaction)."""
+    from apps.play.services import start_play
+
+    Stage.objects.filter(pk=w.stage.pk).update(play_on_server=True)
+    start_play(Stage.objects.get(pk=w.stage.pk))
+    return {"pk": w.player_game.pk}
 
 
 @dataclass(frozen=True)
@@ -462,6 +473,36 @@ ROWS: list[Row] = [
     api("api-stage-qualification-confirm", organizer_api(409), stage_pk, "post"),
     # -- the API: the group's TD (and organizers) ---------------------------------------------
     api("api-game-result", result_api(400), game_pk, "post", {}),
+    # -- the API: play on the server (the player's game; the public sees it once finished) -----
+    api(
+        "api-game-play",
+        statuses(403, player=200, td=200, organizer=200, staff=200),
+        played_game_pk,
+    ),
+    api("api-game-moves", statuses(403, player=400), played_game_pk, "post", {}),
+    # before the stage's earliest move for a draw (25), and with no offer standing: 409
+    api("api-game-draw-offer", statuses(403, player=409), played_game_pk, "post"),
+    api("api-game-draw-accept", statuses(403, player=409), played_game_pk, "post"),
+    api("api-game-draw-decline", statuses(403, player=409), played_game_pk, "post"),
+    api("api-game-resign", statuses(403, player=200), played_game_pk, "post"),
+    api("api-game-claim", statuses(403, player=400), played_game_pk, "post", {}),
+    api("api-game-conditionals", statuses(403, player=200), played_game_pk),
+    api(
+        "api-game-conditionals",
+        statuses(403, player=400),
+        played_game_pk,
+        "post",
+        {},
+        name="set",
+    ),
+    api(
+        "api-game-conditionals",
+        statuses(403, player=200),
+        played_game_pk,
+        "delete",
+        name="cancel",
+    ),
+    api("api-game-add-days", result_api(400), played_game_pk, "post", {}),
     # -- the API: the two players of a game (the player's opponent reported) -------------------
     api("api-game-reports", statuses(403, player=200, td=200, organizer=200, staff=200), game_pk),
     api("api-game-reports", statuses(403, player=400), game_pk, "post", {}, name="report"),
