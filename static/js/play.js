@@ -10,9 +10,10 @@
  * Every form with `data-api` is sent to that API address as JSON (with `data-method`, or POST),
  * with the CSRF token of the form (the session's) in the X-CSRFToken header. After an answer the page is fetched again and
  * the parts marked `data-play-part` (status, clocks, actions, moves) are swapped in, so the
- * page shows what the server holds, without a reload. While the other side is to move, the
- * game's state (`data-state-url`, the API's GET) is read every POLL_SECONDS and the parts are
- * swapped in when a move, a draw offer or the result changed.
+ * page shows what the server holds, without a reload. Until the game ends, its state
+ * (`data-state-url`, the API's GET) is read every POLL_SECONDS and the parts are swapped in
+ * when its ply, the standing draw offer or the result differ from the page's (`data-ply`,
+ * `data-draw-offer`, `data-result`).
  *
  * cm-chessboard and chess.js come from npm: `make vendor` copies them into static/vendor/.
  */
@@ -83,7 +84,9 @@ function setUp(root) {
     }
     // A token the page was fetched with is as good as the one it had; keep the first.
     for (const field of root.querySelectorAll("[name=csrfmiddlewaretoken]")) field.value = token
-    for (const key of ["fen", "ply", "turn", "canMove"]) root.dataset[key] = fresh.dataset[key]
+    for (const key of ["fen", "ply", "turn", "canMove", "drawOffer", "result"]) {
+      root.dataset[key] = fresh.dataset[key]
+    }
     root.querySelector("[data-play-fen]").textContent = root.dataset.fen
     await board.setPosition(root.dataset.fen, !still)
     input()
@@ -188,29 +191,24 @@ function setUp(root) {
     send(form)
   })
 
-  // What changes while the other side thinks: their move, a draw offer, the result.
-  const signature = (state) =>
-    JSON.stringify([
-      state.ply ?? (state.moves || []).length,
-      state.draw_offer ?? null,
-      state.result ?? null,
-    ])
-  let seen = null
+  // What the other side may do meanwhile: move, offer a draw, resign. The page holds its
+  // ply, the standing offer's side and the result; the API's state says whether they changed.
+  const changed = (state) =>
+    String(state.ply) !== root.dataset.ply ||
+    (state.draw_offer ? state.draw_offer.side : "") !== root.dataset.drawOffer ||
+    (state.result || "") !== root.dataset.result
   async function poll() {
-    if (document.visibilityState === "visible" && !busy && !root.dataset.canMove) {
+    if (root.dataset.result) return
+    if (document.visibilityState === "visible" && !busy) {
       try {
         const response = await fetch(root.dataset.stateUrl, {
           headers: { Accept: "application/json" },
           credentials: "same-origin",
           cache: "no-store",
         })
-        if (response.ok) {
-          const now = signature(await response.json())
-          if (seen !== null && now !== seen) await refresh()
-          seen = now
-        }
+        if (response.ok && changed(await response.json())) await refresh()
       } catch {
-        // The next poll tries again.
+        // The next look tries again.
       }
     }
     window.setTimeout(poll, POLL_SECONDS * 1000)
@@ -218,7 +216,7 @@ function setUp(root) {
 
   input()
   root.dataset.ready = "1"
-  if (root.dataset.stateUrl) poll()
+  if (root.dataset.stateUrl) window.setTimeout(poll, POLL_SECONDS * 1000)
 }
 
 for (const root of document.querySelectorAll("[data-play]")) setUp(root)

@@ -2,7 +2,7 @@
 360 px phone, in another browser context) play the fool's mate on the board — squares clicked,
 a piece dragged, a move typed into the move field — while White offers a draw after the first
 move and Black declines it. Every action goes through the API from the page's script, and the
-page follows without a reload; the mate ends the game 0-1 and the group's standings show it.
+page follows without a reload (White's page finds Black's answer by itself); the mate ends the game 0-1 and the group's standings show it.
 Screenshots of the board at phone and desktop width are saved (``shoot``)."""
 
 from datetime import timedelta
@@ -90,6 +90,7 @@ def test_two_players_play_to_mate_on_the_board_and_the_standings_follow(
     sign_in(black, base, black_user.username, PASSWORD)
 
     # White, at desktop width: 1. f3, clicked on the board; the page follows without a reload.
+    white.clock.install()  # the page's timers jump ahead when the test says so
     open_board(white, url)
     expect(white.locator(".play-status")).to_contain_text("Your move")
     white.evaluate("window.notReloaded = true")
@@ -114,9 +115,14 @@ def test_two_players_play_to_mate_on_the_board_and_the_standings_follow(
     expect(black.locator(".play-moves")).to_contain_text("e5")
     expect(black.locator(".play-status")).to_contain_text("White to move")
 
-    # White: 2. g4, typed into the move field (the same form works without JavaScript).
-    white.reload()
+    # White's page, never reloaded, finds Black's answer by itself (it looks every 20 s).
+    white.clock.fast_forward("00:30")
+    expect(white.locator(".play-moves")).to_contain_text("e5")
+    expect(white.locator(".play-status")).to_contain_text("Your move")
     expect(white.locator(".play-draw-offer")).to_have_count(0)
+    assert white.evaluate("window.notReloaded") is True
+
+    # White: 2. g4, typed into the move field (the same form works without JavaScript).
     white.get_by_label("Your move").fill("g4")
     white.get_by_role("button", name="Move", exact=True).click()
     expect(white.locator(".play-moves")).to_contain_text("g4")
