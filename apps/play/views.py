@@ -24,7 +24,6 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ActionError, ErrorCode
-from apps.core.permissions import Actor
 
 from . import services
 from .forms import ClaimForm, ConditionalsForm, MoveForm
@@ -73,14 +72,11 @@ def board(request: HttpRequest, slug: str, order: int, number: int, game_number:
     return render(request, "play/game.html", context)
 
 
-Act = Callable[[Actor, PlayedGame, dict[str, Any]], object]
-
-
 def _acting(
-    form_class: type[forms.Form] | None, act: Act, done: object
+    form_class: type[forms.Form] | None, act: Callable[..., object], done: object
 ) -> Callable[..., HttpResponse]:
-    """A POST view: the form parsed, the action called by ``act(user, played, cleaned)``,
-    back to the board with ``done`` or the refusal's sentence."""
+    """A POST view: the form parsed, the action called as ``act(actor=…, game_id=…, **the
+    form's fields)``, back to the board with ``done`` or the refusal's sentence."""
 
     @require_POST
     @login_required
@@ -91,7 +87,8 @@ def _acting(
             if form is not None and not form.is_valid():
                 first = next(iter(form.errors.values()))[0]
                 raise ActionError(ErrorCode.INVALID_INPUT, str(first))
-            act(request.user, played, form.cleaned_data if form is not None else {})
+            fields: dict[str, Any] = form.cleaned_data if form is not None else {}
+            act(actor=request.user, game_id=played.pk, **fields)
         except ActionError as refused:
             if refused.code == ErrorCode.PERMISSION_DENIED:
                 raise PermissionDenied(refused.message) from refused
@@ -103,43 +100,11 @@ def _acting(
     return view
 
 
-move = _acting(
-    MoveForm,
-    lambda user, played, data: services.make_move(actor=user, game_id=played.pk, **data),
-    _("Moved."),
-)
-draw_offer = _acting(
-    None,
-    lambda user, played, data: services.offer_draw(actor=user, game_id=played.pk),
-    _("Draw offered."),
-)
-draw_accept = _acting(
-    None,
-    lambda user, played, data: services.accept_draw(actor=user, game_id=played.pk),
-    _("Draw agreed."),
-)
-draw_decline = _acting(
-    None,
-    lambda user, played, data: services.decline_draw(actor=user, game_id=played.pk),
-    _("Draw declined."),
-)
-resign = _acting(
-    None,
-    lambda user, played, data: services.resign(actor=user, game_id=played.pk),
-    _("You resigned."),
-)
-claim = _acting(
-    ClaimForm,
-    lambda user, played, data: services.claim(actor=user, game_id=played.pk, **data),
-    _("Claim sent."),
-)
-conditionals = _acting(
-    ConditionalsForm,
-    lambda user, played, data: services.set_conditionals(actor=user, game_id=played.pk, **data),
-    _("Conditional moves saved."),
-)
-conditionals_cancel = _acting(
-    None,
-    lambda user, played, data: services.cancel_conditionals(actor=user, game_id=played.pk),
-    _("Conditional moves cancelled."),
-)
+move = _acting(MoveForm, services.make_move, _("Moved."))
+draw_offer = _acting(None, services.offer_draw, _("Draw offered."))
+draw_accept = _acting(None, services.accept_draw, _("Draw agreed."))
+draw_decline = _acting(None, services.decline_draw, _("Draw declined."))
+resign = _acting(None, services.resign, _("You resigned."))
+claim = _acting(ClaimForm, services.claim, _("Claim sent."))
+conditionals = _acting(ConditionalsForm, services.set_conditionals, _("Conditional moves saved."))
+conditionals_cancel = _acting(None, services.cancel_conditionals, _("Conditional moves cancelled."))
