@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .services import Claim
+from .services import MOST_DAYS_ADDED, Claim
 
 
 class MoveForm(forms.Form):
@@ -37,3 +37,13 @@ class ConditionalsForm(forms.Form):
         """The line as the action takes it: one move a word (move numbers left out)."""
         words = self.cleaned_data["moves"].replace(",", " ").split()
         return [w for w in words if not w.rstrip(".").isdigit() and w.strip(".")]
+
+
+class AddDaysForm(forms.Form):
+    """The TD's days added to a player's clock, with the reason (audited)."""
+
+    side = forms.ChoiceField(
+        label=_("Whose clock"), choices=[("white", _("White")), ("black", _("Black"))]
+    )
+    days = forms.IntegerField(label=_("Days"), min_value=1, max_value=MOST_DAYS_ADDED)
+    reason = forms.CharField(label=_("Reason"), max_length=500)

@@ -23,7 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.clock import Side
 from apps.core.errors import ActionError
-from apps.core.permissions import Actor
+from apps.core.permissions import Actor, can_enter_results
 from apps.groups.models import Game, Group
 from apps.results.history import result_label
 from apps.results.reports import player_side
@@ -114,6 +114,7 @@ class Board:
     can_offer_draw: bool
     can_answer_draw: bool
     can_leave_conditionals: bool
+    can_add_days: bool
     clocks: tuple[ClockLine, ...]
     moves: tuple[MoveRow, ...]
     conditionals: tuple[str, ...]
@@ -195,6 +196,9 @@ def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
         and offer_by is None
         and (played.ply + 2) // 2 >= stage.draw_earliest_move,
         can_leave_conditionals=playing and side != turn,
+        can_add_days=not finished
+        and stage.status == Stage.Status.PUBLISHED
+        and can_enter_results(user, game.group),
         can_answer_draw=playing and offer_by is not None and offer_by != side,
         clocks=clocks,
         moves=_rows(moves),

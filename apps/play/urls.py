@@ -23,4 +23,5 @@ urlpatterns = [
         views.conditionals_cancel,
         name="game-play-conditionals-cancel",
     ),
+    path(BOARD + "add-days/", views.add_days, name="game-play-add-days"),
 ]

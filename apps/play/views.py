@@ -1,6 +1,7 @@
 """The board of a game played on this server (``…/g/N/games/M/play/``): the position, the
 clocks in days, the moves with their dates, and for its two players the forms of every action
-(a move, a draw offer and its answer, resignation, a claim, conditional moves).
+(a move, a draw offer and its answer, resignation, a claim, conditional moves), and for the
+group's TD and the organizers the days they add to a clock.
 
 Each POST view parses its form, calls one action of ``services`` and redirects back to the
 board with a message (a refusal is shown, nothing changes). static/js/play.js sends the same
@@ -26,7 +27,7 @@ from django.views.decorators.http import require_POST
 from apps.core.errors import ActionError, ErrorCode
 
 from . import services
-from .forms import ClaimForm, ConditionalsForm, MoveForm
+from .forms import AddDaysForm, ClaimForm, ConditionalsForm, MoveForm
 from .models import PlayedGame
 from .pages import CLAIM_LABELS, board_of, board_url, played_game
 
@@ -40,6 +41,7 @@ ACTIONS = {
     "claim": "api-game-claim",
     "conditionals": "api-game-conditionals",
     "conditionals-cancel": "api-game-conditionals",  # DELETE
+    "add-days": "api-game-add-days",
 }
 
 
@@ -68,6 +70,7 @@ def board(request: HttpRequest, slug: str, order: int, number: int, game_number:
         "pages": pages,
         "api": api,
         "claim_kinds": CLAIM_LABELS.items(),
+        "add_days_form": AddDaysForm(auto_id="days_%s"),
     }
     return render(request, "play/game.html", context)
 
@@ -108,3 +111,4 @@ resign = _acting(None, services.resign, _("You resigned."))
 claim = _acting(ClaimForm, services.claim, _("Claim sent."))
 conditionals = _acting(ConditionalsForm, services.set_conditionals, _("Conditional moves saved."))
 conditionals_cancel = _acting(None, services.cancel_conditionals, _("Conditional moves cancelled."))
+add_days = _acting(AddDaysForm, services.add_days, _("Days added."))

@@ -92,14 +92,16 @@ function setUp(root) {
     input()
   }
 
-  // The form's fields as the API takes them: numbers for the ply, a check box as true or
+  // The form's fields as the API takes them: numbers as numbers, a check box as true or
   // false, a field marked data-words as a list of its words (move numbers left out).
   function body(form, extra = {}) {
     const data = {}
     for (const field of form.elements) {
       if (!field.name || field.name === "csrfmiddlewaretoken") continue
       if (field.type === "checkbox") data[field.name] = field.checked
-      else if (field.name === "after_ply") data[field.name] = Number(field.value)
+      else if (field.name === "after_ply" || field.type === "number") {
+        data[field.name] = Number(field.value)
+      }
       else if ("words" in field.dataset) {
         data[field.name] = field.value.split(/[\s,]+/).filter((w) => w && !/^\d+\.*$/.test(w))
       } else data[field.name] = field.value

@@ -271,6 +271,7 @@ ROWS: list[Row] = [
             "claim",
             "conditionals",
             "conditionals-cancel",
+            "add-days",
         )
     ),
     Row("group-standings-csv", EVERYONE, group),

@@ -156,3 +156,27 @@ def test_two_players_play_to_mate_on_the_board_and_the_standings_follow(
     )
     black_row = white.locator("table.standings tbody tr").filter(has_text=game.black.name)
     expect(black_row.locator("td").nth(5)).to_have_text("1")
+
+
+def test_the_td_adds_days_to_a_clock_on_the_board(live_server, browser, world):
+    from playwright.sync_api import expect
+
+    base = live_server.url
+    stage, game = world.stage, world.game
+    url = (
+        f"{base}/t/{stage.tournament.slug}/s/{stage.order}/g/{world.group.number}"
+        f"/games/{game.number}/play/"
+    )
+    td = browser.new_context(viewport=PHONE).new_page()
+    sign_in(td, base, world.users["td"].username, PASSWORD)
+    open_board(td, url)
+    expect(td.locator('[data-clock="black"]')).to_contain_text("50 days left")
+    expect(td.get_by_label("Your move")).to_have_count(0)
+    td.get_by_text("Add days to a clock (TD)").click()
+    td.get_by_label("Whose clock").select_option("black")
+    td.get_by_label("Days").fill("5")
+    td.get_by_label("Reason").fill("a postal strike")
+    td.get_by_role("button", name="Add the days").click()
+    expect(td.locator("[data-play-message]")).to_contain_text("Days added")
+    expect(td.locator('[data-clock="black"]')).to_contain_text("55 days left")
+    assert PlayedGame.objects.get(pk=game.pk).extra_days_black == 5

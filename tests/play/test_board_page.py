@@ -244,3 +244,19 @@ def test_resigning_conditional_moves_and_a_claim_for_the_td(client, world):
     assert "resignation" in response.content.decode()
     world.game.refresh_from_db()
     assert world.game.result == "1-0"
+
+
+def test_the_td_adds_days_to_a_clock_with_a_reason_and_the_players_cannot(client, world):
+    client.force_login(world.users["white"])
+    page = client.get(board_url(world)).content.decode()
+    assert "Add days to a clock" not in page
+    data = {"side": "black", "days": 5, "reason": "a postal strike"}
+    assert client.post(action_url(world, "add-days"), data).status_code == 403
+    client.force_login(world.users["td"])
+    assert "Add days to a clock" in client.get(board_url(world)).content.decode()
+    missing = client.post(action_url(world, "add-days"), {**data, "reason": ""}, follow=True)
+    assert messages_of(missing) == ["This field is required."]
+    response = client.post(action_url(world, "add-days"), data, follow=True)
+    assert messages_of(response) == ["Days added."]
+    assert "55 days left" in response.content.decode()  # Black's 50, and 5
+    assert PlayedGame.objects.get(pk=world.game.pk).extra_days_black == 5
