@@ -121,9 +121,12 @@ def record(
     stage=None,
     group=None,
     game=None,
+    pages: bool = True,
     **data,
 ) -> AuditEvent:
-    """Write one audit event (call inside the action's transaction)."""
+    """Write one audit event (call inside the action's transaction). ``pages=False``: the
+    change shows on no cached public page (a move of a game played here), so none is
+    retired."""
     if stage is not None and tournament is None:
         tournament = stage.tournament
     event = AuditEvent.objects.create(
@@ -136,7 +139,9 @@ def record(
         data=data,
     )
     # What the change shows on: its cached public pages are retired once it commits.
-    pagecache.bump(pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id))
+    if pages:
+        scopes = pagecache.event_scopes(event.tournament_id, event.stage_id, event.group_id)
+        pagecache.bump(scopes)
     return event
 
 

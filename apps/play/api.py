@@ -306,14 +306,17 @@ class MovesView(APIView):
         """201 with the move (and the conditional answers it triggered); 409 when
         ``after_ply`` is not the game's last ply, the game is over, or it is not your move;
         400 with a sentence for an illegal move."""
-        played = played_for(request, pk)
-        _require_player(request, played)
         params = MoveRequestSerializer(data=request.data)
-        params.is_valid(raise_exception=True)
+        if not params.is_valid():
+            # Someone who may not move here hears that first, whatever they sent.
+            _require_player(request, played_for(request, pk))
+            raise serializers.ValidationError(params.errors)
         data = params.validated_data
+        # The fast path: the action reads (and locks) the game once; 404 if it is not
+        # played here, 403 for anyone but its players.
         outcome = services.make_move(
             actor=request.user,
-            game_id=played.pk,
+            game_id=pk,
             move=data["move"],
             after_ply=data["after_ply"],
             offer_draw=data["offer_draw"],

@@ -14,8 +14,10 @@ declaration) calls it in its transaction. The rules: docs/clock.md, docs/play.md
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+
+from django.db.models import Exists, OuterRef, QuerySet
 
 from apps.clock import (
     DAY,
@@ -32,7 +34,7 @@ from apps.clock import (
 from apps.clock import Leave as LeavePeriod
 from apps.stages.models import Stage
 
-from .models import Leave, Move, PlayedGame
+from .models import ConditionalLine, Leave, Move, PlayedGame
 
 
 def control_of(stage: Stage) -> TimeControl:
@@ -70,13 +72,16 @@ def leave_of(user_ids: Sequence[int | None]) -> dict[int, list[LeavePeriod]]:
 
 def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> GameTimes:
     """What the clock knows of ``played`` (its game with both players loaded); ``moves``: the
-    moves' dates when the caller has them already."""
+    moves' dates when the caller has them already. A played game read with
+    :func:`with_flags` says whether either player has leave at all, and the leave is read
+    only then."""
     if moves is None:
         moves = list(
             Move.objects.filter(game=played).order_by("ply").values_list("played_at", flat=True)
         )
     white, black = players_users(played)
-    leave = leave_of([white, black])
+    any_leave = getattr(played, "players_have_leave", True)
+    leave = leave_of([white, black]) if any_leave else {}
     return GameTimes(
         start=played.started_at,
         moves=tuple(moves),
@@ -85,6 +90,25 @@ def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> G
         white_extra_days=played.extra_days_white,
         black_extra_days=played.extra_days_black,
     )
+
+
+def with_flags(queryset: QuerySet[PlayedGame]) -> QuerySet[PlayedGame]:
+    """``queryset`` with what spares a move two queries: whether either player has leave
+    (not cancelled) and whether conditional lines wait (``players_have_leave``,
+    ``has_conditionals``)."""
+    leave = Leave.objects.filter(cancelled_at__isnull=True)
+    return queryset.annotate(
+        players_have_leave=Exists(leave.filter(user_id=OuterRef("game__white__user_id")))
+        | Exists(leave.filter(user_id=OuterRef("game__black__user_id"))),
+        has_conditionals=Exists(
+            ConditionalLine.objects.filter(game_id=OuterRef("pk"), cancelled_at__isnull=True)
+        ),
+    )
+
+
+def extended(times: GameTimes, moment: datetime, plies: int = 1) -> GameTimes:
+    """``times`` with ``plies`` more moves made at ``moment``."""
+    return replace(times, moves=(*times.moves, *([moment] * plies)))
 
 
 def clock_of(played: PlayedGame, now: datetime, times: GameTimes | None = None) -> ClockReport:
@@ -140,15 +164,18 @@ def silence_of(played: PlayedGame, now: datetime, times: GameTimes | None = None
     )
 
 
-def refresh_deadlines(played: PlayedGame, now: datetime, *, save: bool = True) -> PlayedGame:
+def refresh_deadlines(
+    played: PlayedGame, now: datetime, *, save: bool = True, times: GameTimes | None = None
+) -> PlayedGame:
     """Set ``played.loses_at`` (the instant the side to move loses on time if it does not
     move, leave included) and ``played.next_reminder_at`` (its next silence reminder due
     after the ``reminders_sent`` already sent, or the loss by silence); both None once the
-    game is finished. Saved (those two columns) unless ``save`` is False."""
+    game is finished. Saved (those two columns) unless ``save`` is False; ``times``: the
+    game's clock inputs when the caller has them."""
     if played.finished_at is not None or played.game.result:
         played.loses_at = played.next_reminder_at = None
     else:
-        times = game_times(played)
+        times = times or game_times(played)
         played.loses_at = clock_of(played, now, times).runs_out_at
         played.next_reminder_at = silence_of(played, now, times).next_due_at
     if save:

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.clock import DAY, Reminder, Side, days_to_exceed
+from apps.clock import DAY, GameTimes, Reminder, Side, days_to_exceed
 from apps.core.audit import Action, record
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, can_enter_results, signed_in
@@ -33,7 +33,15 @@ from apps.results.imports import checked_game_score
 from apps.results.services import locked_game, set_result
 from apps.stages.models import Stage
 
-from .clocking import clock_of, control_of, game_times, refresh_deadlines, silence_of
+from .clocking import (
+    clock_of,
+    control_of,
+    extended,
+    game_times,
+    refresh_deadlines,
+    silence_of,
+    with_flags,
+)
 from .models import ConditionalLine, Leave, Move, PlayedGame
 
 # How a game played here got its result, as the result's audit event says it
@@ -173,11 +181,11 @@ def locked_played(game_id: int) -> PlayedGame:
     """The played game, locked for the caller's transaction, with its stage, tournament,
     group and players; NOT_FOUND when the game is not played here."""
     try:
-        return (
-            PlayedGame.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("stage__tournament", "game__group", "game__white", "game__black")
-            .get(pk=game_id)
-        )
+        return with_flags(
+            PlayedGame.objects.select_for_update(no_key=True, of=("self",)).select_related(
+                "stage__tournament", "game__group", "game__white", "game__black"
+            )
+        ).get(pk=game_id)
     except PlayedGame.DoesNotExist:
         raise ActionError(
             ErrorCode.NOT_FOUND, _("Game %(id)s is not played on this server.") % {"id": game_id}
@@ -385,6 +393,7 @@ def _play_conditionals(
             san=last.san,
             side=waiting.value,
             conditional=True,
+            pages=False,
         )
     return played_moves
 
@@ -442,9 +451,11 @@ def _finish(actor: Actor | None, played: PlayedGame, result: str, end: End, now:
     played.game = game
 
 
-def _lost_by_time(played: PlayedGame, now: datetime) -> tuple[End, datetime] | None:
+def _lost_by_time(
+    played: PlayedGame, now: datetime, times: GameTimes | None = None
+) -> tuple[End, datetime] | None:
     """Whether the side to move has lost on time or by silence by ``now`` (and when)."""
-    times = game_times(played)
+    times = times or game_times(played)
     report = clock_of(played, now, times)
     silence = silence_of(played, now, times)
     losses = []
@@ -458,10 +469,12 @@ def _lost_by_time(played: PlayedGame, now: datetime) -> tuple[End, datetime] | N
     return end, at
 
 
-def _time_ran_out(actor: Actor | None, played: PlayedGame, now: datetime) -> ActionError | None:
+def _time_ran_out(
+    actor: Actor | None, played: PlayedGame, now: datetime, times: GameTimes | None = None
+) -> ActionError | None:
     """If the side to move lost on time or by silence, end the game so and return the
     refusal to give once committed."""
-    lost = _lost_by_time(played, now)
+    lost = _lost_by_time(played, now, times)
     if lost is None:
         return None
     end, at = lost
@@ -515,16 +528,24 @@ def make_move(
                 ErrorCode.WRONG_STATUS,
                 _("It is not your move: %(side)s is to move.") % {"side": _side_name(to_move)},
             )
-        refusal = _time_ran_out(actor, played, now)
+        times = game_times(played)
+        now = max(now, times.last_move)
+        refusal = _time_ran_out(actor, played, now, times)
         if refusal is None:
-            outcome = _move(actor, played, side, move, offer_draw, now)
+            outcome = _move(actor, played, side, move, offer_draw, now, times)
     if refusal is not None:
         raise refusal
     return outcome
 
 
 def _move(
-    actor: Actor, played: PlayedGame, side: Side, text: str, offer_draw: bool, now: datetime
+    actor: Actor,
+    played: PlayedGame,
+    side: Side,
+    text: str,
+    offer_draw: bool,
+    now: datetime,
+    times: GameTimes,
 ) -> Outcome:
     board = chess.Board(played.fen)
     chosen = parse_move(board, text)
@@ -546,21 +567,37 @@ def _move(
         ply=made.ply,
         san=made.san,
         side=side.value,
+        pages=False,
         **({"draw_offered": True} if offer_draw else {}),
         **({"draw_declined": True} if declined else {}),
     )
     moves = [made]
     ended = _automatic_end(board)
-    if ended is None:
+    if ended is None and getattr(played, "has_conditionals", True):
         moves += _play_conditionals(played, board, made, now)
         ended = _automatic_end(board)
     if ended is not None:
         _finish(actor, played, ended[0], ended[1], now)
     else:
         played.version += 1
-        played.save()
-        refresh_deadlines(played, now)
+        refresh_deadlines(played, now, save=False, times=extended(times, now, len(moves)))
+        played.save(update_fields=MOVE_FIELDS)
     return Outcome(played, moves)
+
+
+# What a move changes on the played game.
+MOVE_FIELDS = [
+    "ply",
+    "fen",
+    "version",
+    "reminders_sent",
+    "draw_offer_side",
+    "draw_offer_ply",
+    "last_offer_move_white",
+    "last_offer_move_black",
+    "loses_at",
+    "next_reminder_at",
+]
 
 
 def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> PlayedGame:
@@ -586,6 +623,7 @@ def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> Pl
             game=played.game,
             ply=played.ply,
             side=side.value,
+            pages=False,
         )
     return played
 
@@ -643,6 +681,7 @@ def decline_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> 
             game=played.game,
             ply=played.ply,
             side=side.value,
+            pages=False,
         )
     return played
 
@@ -817,6 +856,7 @@ def add_days(
             side=side,
             days=days,
             reason=reason,
+            pages=False,
         )
     return played
 
@@ -876,6 +916,7 @@ def set_conditionals(
             side=side.value,
             after_ply=after_ply,
             moves=line,
+            pages=False,
         )
     return created
 
@@ -903,6 +944,7 @@ def cancel_conditionals(
                 game=played.game,
                 side=side.value,
                 lines=cancelled,
+                pages=False,
             )
     return cancelled
 

@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from . import app, engine, load, standings, swiss, worker
+from . import app, engine, load, play_moves, standings, swiss, worker
 
 BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "engine": engine.run,
@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "app": app.run,
     "worker": worker.run,
     "load": load.run,
+    "play": play_moves.run,
 }
 
 
