@@ -2,7 +2,8 @@
 360 px phone, in another browser context) play the fool's mate on the board — squares clicked,
 a piece dragged, a move typed into the move field — while White offers a draw after the first
 move and Black declines it. Every action goes through the API from the page's script, and the
-page follows without a reload (White's page finds Black's answer by itself); the mate ends the game 0-1 and the group's standings show it.
+page follows without a reload (White's page finds Black's answer by itself); the mate ends the
+game 0-1 and the group's standings show it. The TD adds days to a clock on the board.
 Screenshots of the board at phone and desktop width are saved (``shoot``)."""
 
 from datetime import timedelta
