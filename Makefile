@@ -54,7 +54,10 @@ lint: install
 CM_CHESSBOARD_FILES = LICENSE assets/chessboard.css assets/pieces/standard.svg src/Chessboard.js \
 	src/lib/Svg.js src/lib/Utils.js src/model/ChessboardState.js src/model/Extension.js \
 	src/model/Position.js src/view/ChessboardView.js src/view/PositionAnimationsQueue.js \
-	src/view/VisualMoveInput.js
+	src/view/VisualMoveInput.js src/extensions/markers/Markers.js \
+	assets/extensions/markers/markers.css assets/extensions/markers/markers.svg \
+	src/extensions/promotion-dialog/PromotionDialog.js \
+	assets/extensions/promotion-dialog/promotion-dialog.css
 
 .PHONY: vendor
 vendor:
@@ -68,7 +71,9 @@ vendor:
 	install -D -m 644 node_modules/chart.js/LICENSE.md static/vendor/chart.js/LICENSE.md
 	install -D -m 644 node_modules/chart.js/dist/chart.umd.min.js static/vendor/chart.js/chart.umd.min.js
 	sed -i '/sourceMappingURL=/d' static/vendor/chess.js/chess.js \
-		static/vendor/cm-chessboard/assets/chessboard.css static/vendor/chart.js/chart.umd.min.js
+		static/vendor/cm-chessboard/assets/chessboard.css static/vendor/chart.js/chart.umd.min.js \
+		static/vendor/cm-chessboard/assets/extensions/markers/markers.css \
+		static/vendor/cm-chessboard/assets/extensions/promotion-dialog/promotion-dialog.css
 
 clean:
 	rm -rf $(VENV) db.sqlite3 $(EMPTY_DB) staticfiles

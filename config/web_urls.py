@@ -11,6 +11,7 @@ APPS = (
     "standings",
     "qualification",
     "ratinglists",
+    "play",
     "notifications",
     "players",
 )

@@ -86,12 +86,22 @@ def game(request: HttpRequest, slug: str, order: int, number: int, game_number: 
         "reports": reports,
         "pending": pending,
         "pending_stands_on": stands_on(pending, stage.report_accept_days) if pending else None,
-        "can_report": side is not None and open_for_reports and pending is None,
+        # A game played here ends on its board, not by a report.
+        "can_report": side is not None
+        and open_for_reports
+        and pending is None
+        and not stage.play_on_server,
         "can_answer": pending is not None and open_for_reports and side == pending.opponent_side,
         "report_form": ReportForm(auto_id="report_%s"),
         "dispute_form": DisputeForm(auto_id="dispute_%s"),
         "td_form_url": game_url(group, the_game.number) if can_enter_results(user, group) else "",
         "pgn_url": reverse("api-game-pgn", args=[the_game.pk]),
+        # A game played on this server is played on its board, the play app's page.
+        "board_url": reverse(
+            "game-play", args=[stage.tournament.slug, stage.order, number, game_number]
+        )
+        if stage.play_on_server
+        else "",
     }
     return render(request, "results/game_page.html", context)
 

@@ -301,6 +301,24 @@ ROWS: list[Row] = [
         "post",
         {"reason": "matrix"},
     ),
+    # -- the board of a game played on this server (apps/play): this world's stage is not
+    # played here, so its board is found by no one, and its forms send the public to sign in
+    # first (who may do what on a board: tests/play/test_board_page.py) ---------------------
+    Row("game-play", NOT_FOUND, game),
+    *(
+        Row(f"game-play-{action}", statuses(404, anonymous=302), game, "post")
+        for action in (
+            "move",
+            "draw-offer",
+            "draw-accept",
+            "draw-decline",
+            "resign",
+            "claim",
+            "conditionals",
+            "conditionals-cancel",
+            "add-days",
+        )
+    ),
     Row("group-standings-csv", EVERYONE, group),
     Row("group-crosstable-csv", EVERYONE, group),
     Row("group-trf", EVERYONE, group),
