@@ -115,7 +115,12 @@ class RegistrationSerializer(serializers.ModelSerializer):
     def get_checks(self, obj: Registration) -> list[dict]:
         return [
             {"rule": str(c.rule), "passed": c.passed, "message": c.message}
-            for c in rules.eligibility(obj.stage, federation=obj.federation, rating=obj.rating)
+            for c in rules.eligibility(
+                obj.stage,
+                federation=obj.federation,
+                rating=obj.rating,
+                rating_list_id=obj.rating_list_id,
+            )
         ]
 
     def get_url(self, obj: Registration) -> str:

@@ -54,6 +54,7 @@ def register(request: SignedInRequest, slug: str, order: int) -> HttpResponse:
         stage=stage, user=request.user, status__in=Registration.ACTIVE
     ).first()
     closed = rules.closed_reason(stage, timezone.localdate())
+    rating_list = rules.stage_rating_list(stage)
     status = 200
     if request.method == "POST":
         form = RegistrationForm(request.POST)
@@ -92,7 +93,8 @@ def register(request: SignedInRequest, slug: str, order: int) -> HttpResponse:
         "form": form,
         "mine": mine,
         "closed": closed,
-        "rules": rules.rules_summary(stage),
+        "rules": rules.rules_summary(stage, rating_list),
+        "rating_list": rating_list,
     }
     return render(request, "players/register.html", context, status=status)
 
@@ -159,11 +161,18 @@ def requests_page(request: HttpRequest, stage: Stage) -> HttpResponse:
                 messages.success(request, text % {"count": len(done)})
             return redirect("stage-registrations", stage.tournament.slug, stage.order)
         status = 400
+    rating_list = rules.stage_rating_list(stage)
     shown = [
         Row(
             row,
             registrations.reserve_place(row),
-            checks=rules.eligibility(stage, federation=row.federation, rating=row.rating),
+            checks=rules.eligibility(
+                stage,
+                federation=row.federation,
+                rating=row.rating,
+                rating_list_id=row.rating_list_id,
+                rating_list=rating_list,
+            ),
         )
         for row in rows
     ]
@@ -174,7 +183,7 @@ def requests_page(request: HttpRequest, stage: Stage) -> HttpResponse:
         "rows": shown,
         "form": form,
         "counts": counts,
-        "rules": rules.rules_summary(stage),
+        "rules": rules.rules_summary(stage, rating_list),
         "places": registrations.places_taken(stage),
         "closed": rules.closed_reason(stage, timezone.localdate()),
         "register_url": _register_url(stage),

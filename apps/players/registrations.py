@@ -134,7 +134,9 @@ def register(
     """Ask, as the signed-in ``actor``, to enter ``stage``: pending while the field has
     room, else on the reserve list. Refused (nothing written) when the stage takes no
     requests now (409), the details are bad (400), the player already has an active request
-    or an entry in the stage (409), or a rule of the stage is broken (422)."""
+    or an entry in the stage (409), or a rule of the stage is broken (422). When the stage's
+    rating band is on a list the office holds, the request's rating is the one on that list
+    for the player's ID (none: not on it), not ``rating``."""
     user = require_signed_in(actor)
     checked = _checked_details(
         name=name, federation=federation, rating_list_id=rating_list_id, rating=rating, email=email
@@ -154,8 +156,15 @@ def register(
             )
         if Entrant.objects.filter(user=user, stage_entries__stage=stage).exists():
             raise ActionError(ErrorCode.CONFLICT, _("You are already an entrant of this stage."))
+        found = rules.rated(stage, rating_list_id=checked["person"], rating=checked["rating"])
         broken = rules.failed(
-            rules.eligibility(stage, federation=checked["nation"], rating=checked["rating"])
+            rules.eligibility(
+                stage,
+                federation=checked["nation"],
+                rating=checked["rating"],
+                rating_list_id=checked["person"],
+                rating_list=found.rating_list,
+            )
         )
         if broken:
             raise ActionError(
@@ -170,7 +179,7 @@ def register(
             name=checked["name"],
             federation=checked["nation"],
             rating_list_id=checked["person"],
-            rating=checked["rating"],
+            rating=found.rating,
             email=checked["email"],
             status=Registration.Status.PENDING if has_room(stage) else Registration.Status.RESERVE,
             position=(last or 0) + 1,
