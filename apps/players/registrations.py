@@ -34,6 +34,7 @@ from apps.core.permissions import Actor, is_organizer, require_organizer, requir
 from apps.entrants import services as entrants
 from apps.entrants.fields import invalid_fields
 from apps.entrants.models import Entrant, StageEntry
+from apps.entrants.people import link_people
 from apps.silli.entrants import check_fields
 from apps.stages.models import Stage
 from apps.stages.services import locked
@@ -356,6 +357,9 @@ def _approve(user: Actor, stage: Stage, registration: Registration, reason: str,
         email=registration.email,
     )
     Entrant.objects.filter(pk=entry.entrant_id).update(user=registration.user)
+    # The entry is the account's now: tie it to the account's person (their profile), as a
+    # claim does.
+    link_people(Entrant.objects.filter(pk=entry.entrant_id))
     registration.status = Registration.Status.APPROVED
     registration.entrant_id = entry.entrant_id
     registration.reason = reason

@@ -138,7 +138,12 @@ def test_a_withdrawal_moves_the_first_reserve_up_and_emails_it(
     assert reserve_place(Registration.objects.get(position=5)) == 1
     moved = AuditEvent.objects.get(action=Action.PLAYER_REGISTRATION_MOVED_UP)
     assert moved.data["registration"] == made[3].pk
-    assert sorted(m.to[0] for m in mail.outbox) == ["p2@people.test", "p4@people.test"]
+    # The two players, and the organizer of the withdrawal.
+    assert sorted(m.to[0] for m in mail.outbox) == [
+        "org@people.test",
+        "p2@people.test",
+        "p4@people.test",
+    ]
     moved_mail = next(m for m in mail.outbox if m.to == ["p4@people.test"])
     assert "moved up from the reserve list" in moved_mail.body
 

@@ -11,9 +11,10 @@ from django.core import mail
 from django.urls import reverse
 
 from apps.core.errors import ActionError, ErrorCode
+from apps.entrants.models import Entrant, Person
 from apps.players import registration_rules as rules
 from apps.players.models import Registration
-from apps.players.registrations import register, withdraw
+from apps.players.registrations import decide, register, withdraw
 from apps.ratinglists.services import apply_rating_list, import_rating_list
 from apps.stages.services import update_stage
 
@@ -145,3 +146,18 @@ def test_the_organizers_are_emailed_when_a_request_arrives_or_is_withdrawn(
         withdraw(made, actor=player)
     to_org = [m for m in mail.outbox if m.to == ["org@people.test"]]
     assert len(to_org) == 1 and "withdrew their registration" in to_org[0].body
+
+
+def test_an_approved_player_has_a_profile_tied_to_their_account(
+    client, open_stage, organizer, make_player, details, iccf_list
+):
+    player = make_player("anna")
+    made = register(open_stage, actor=player, **details(1))
+    decide(open_stage, [made.pk], "approve", actor=organizer)
+    person = Person.objects.get(user=player)
+    assert person.rating_id == "100001"
+    assert Entrant.objects.get(user=player).profile == person
+    client.force_login(player)
+    assert client.get(reverse("player-profile-mine")).url == reverse(
+        "player-profile", args=[person.pk]
+    )
