@@ -53,7 +53,11 @@ class RegistrationRequestSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="The player's rating on the stage's rating list; null: unrated.",
+        help_text=(
+            "The player's rating on the stage's rating list; null: unrated. Used only when "
+            "the office holds no such list: otherwise the list's rating for rating_list_id "
+            "is checked (not on the list: unrated)."
+        ),
     )
     email = serializers.CharField(
         trim_whitespace=False, help_text="The contact address the answers are sent to."
