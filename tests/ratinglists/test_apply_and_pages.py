@@ -133,6 +133,16 @@ def test_the_crosstable_shows_norm_figures(client, example_group):
     assert "unofficial unless the event is a registered title tournament" in page
 
 
+def test_the_crosstable_shows_norm_figures_in_the_readers_language(client, example_group):
+    stage = example_group.stage
+    url = reverse("group-crosstable", args=[stage.tournament.slug, stage.order, 1])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "Norma IM: servono 6, ne ha 6 ✓" in page
+    assert "Norma IM: 7 partite valide per il rating, ne servono almeno 8" in page
+    assert "non ufficiali, salvo che l&#x27;evento sia un torneo registrato" in page
+    assert "IM norm" not in page
+
+
 def test_the_norms_api_at_one_level_and_at_all(example_group):
     client = APIClient()
     url = reverse("api-group-norms", args=[example_group.pk])
