@@ -399,6 +399,21 @@ class ResignView(APIView):
         return _state_response(request, pk)
 
 
+class LongThinkView(APIView):
+    """Declare a long think (the player to move, before the stage's silence limit): this
+    move may take more than the stage's ``silence_days`` without losing by silence (the
+    clock still decides); the declaration ends with the move. 409 when it is not your move,
+    you declared already, or the limit has passed."""
+
+    @extend_schema(
+        request=None, responses={200: PlayStateSerializer, **error_responses(403, 404, 409)}
+    )
+    def post(self, request, pk: int) -> Response:
+        played = played_for(request, pk)
+        services.declare_long_think(actor=request.user, game_id=played.pk)
+        return _state_response(request, pk)
+
+
 class ClaimView(APIView):
     """Claim (a player): ``repetition``, ``fifty_moves`` or ``insufficient_material`` (a draw,
     checked by the server), ``time`` (a win: the opponent's time or silence ran out), or

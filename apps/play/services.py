@@ -566,6 +566,8 @@ def _move(
     if offer_draw:
         _offer(played, side, made.ply)
     played.reminders_sent = 0
+    # A declared long think was for this move.
+    setattr(played, f"long_think_{side}", False)
     record_unpaged(
         Action.PLAY_MOVE,
         actor,
@@ -597,6 +599,12 @@ def _move(
     return Outcome(played, moves)
 
 
+def _queue_claim_notice(event_id: int) -> None:
+    from . import tasks
+
+    tasks.claim_to_td.delay(event_id)
+
+
 def _queue_move_notice(game_id: int, ply: int) -> None:
     from . import tasks  # the tasks call sweep and notices, which import this module
 
@@ -615,6 +623,8 @@ MOVE_FIELDS = [
     "last_offer_move_black",
     "loses_at",
     "next_reminder_at",
+    "long_think_white",
+    "long_think_black",
 ]
 
 
@@ -757,7 +767,7 @@ def claim(
                 raise ActionError(
                     ErrorCode.INVALID_INPUT, _("Say what you claim, for the TD to decide.")
                 )
-            record(
+            event = record(
                 Action.PLAY_CLAIMED,
                 actor,
                 stage=played.stage,
@@ -768,6 +778,8 @@ def claim(
                 granted=False,
                 to_td=True,
             )
+            # The group's TD decides it: they hear of it by e-mail once this commits.
+            transaction.on_commit(lambda: _queue_claim_notice(event.pk))
             return ClaimOutcome(played, False, True)
         if wanted is Claim.TIME:
             lost = _lost_by_time(played, now)
@@ -873,6 +885,50 @@ def add_days(
             days=days,
             reason=reason,
         )
+    return played
+
+
+def declare_long_think(*, actor: Actor, game_id: int, now: datetime | None = None) -> PlayedGame:
+    """The player to move declares, before their silence reaches the stage's
+    ``silence_days``, that they will use more than that on this move: the loss by silence is
+    lifted for the move in hand (the reminders still come; the clock still decides). The
+    declaration ends with the player's move. Refused when it is not the player's move, when
+    they declared already, and when the silence limit has passed (the game is then lost)."""
+    now = now or timezone.now()
+    refusal = None
+    with transaction.atomic():
+        played = locked_played(game_id)
+        side = require_player(actor, played)
+        require_playing(played)
+        if Side.of_ply(played.ply + 1) is not side:
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("A long think is declared for your own move: it is not your move."),
+            )
+        field = f"long_think_{side}"
+        if getattr(played, field):
+            raise ActionError(
+                ErrorCode.WRONG_STATUS, _("You declared a long think for this move already.")
+            )
+        times = game_times(played)
+        refusal = _time_ran_out(actor, played, max(now, times.last_move), times)
+        if refusal is None:
+            setattr(played, field, True)
+            played.version += 1
+            refresh_deadlines(played, now, save=False, times=times)
+            played.save(update_fields=[field, "version", "loses_at", "next_reminder_at"])
+            record_unpaged(
+                Action.PLAY_LONG_THINK_DECLARED,
+                actor,
+                stage=played.stage,
+                group=played.game.group,
+                game=played.game,
+                ply=played.ply,
+                side=side.value,
+                silence_days=played.stage.silence_days,
+            )
+    if refusal is not None:
+        raise refusal
     return played
 
 
