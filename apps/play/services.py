@@ -41,6 +41,8 @@ from .clocking import (
     control_of,
     extended,
     game_times,
+    inputs_columns,
+    inputs_from,
     refresh_deadlines,
     silence_of,
 )
@@ -226,6 +228,8 @@ def _locked_sql() -> str:
             *_columns(Entrant, "w"),
             *_columns(Entrant, "b"),
         ]
+        if connection.vendor == "postgresql":
+            columns += inputs_columns("p", "w", "b")
         features = connection.features
         lock = ""
         if features.has_select_for_update:
@@ -275,6 +279,10 @@ def locked_played(game_id: int) -> PlayedGame:
     stage.tournament = tournament
     game.group, game.white, game.black = group, white, black
     played.stage, played.game = stage, game
+    if len(row) > start:
+        # The clock's inputs, read with the lock: the action's first ``game_times`` takes
+        # them (apps.play.clocking).
+        played.__dict__["clock_inputs"] = inputs_from(played, row[start:])
     return played
 
 
