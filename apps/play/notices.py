@@ -161,10 +161,10 @@ def claim_messages(event_id: int) -> list[Message]:
     game = _games([event.game_id]).get(event.game_id)
     if game is None or game.group.td is None or not deliverable(game.group.td.email):
         return []
-    group, stage = game.group, game.group.stage
+    group, stage, td = game.group, game.group.stage, game.group.td
     claimant = game.white if event.data.get("side") == "white" else game.black
     context = {
-        "td_name": td_name(group.td),
+        "td_name": td_name(td),
         "claimant": claimant,
         "kind": event.data.get("kind", ""),
         "reason": event.data.get("reason", ""),
@@ -182,7 +182,7 @@ def claim_messages(event_id: int) -> list[Message]:
         "group": group.number,
     }
     body = render_to_string("play/email/claim_to_td.txt", context)
-    return [Message(Kind.REPORT, claim_key(event.pk), group.td.email, subject, body)]
+    return [Message(Kind.REPORT, claim_key(event.pk), td.email, subject, body)]
 
 
 # ---------------------------------------------------------------------------

@@ -18,11 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 import chess
 import chess.pgn
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
+from django.db.models import Field, Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -181,14 +183,14 @@ def _side_name(side: Side) -> str:
     return _("White") if side is Side.WHITE else _("Black")
 
 
-def _columns(model, alias: str) -> list[str]:
+def _columns(model: type[Model], alias: str) -> list[str]:
     return [f'{alias}."{f.column}"' for f in model._meta.concrete_fields]
 
 
 _CONVERTERS: dict[type, list[tuple[object, list]]] = {}
 
 
-def _instance(model, values: Sequence[object]):
+def _instance(model: type[Model], values: Sequence[object]) -> Any:
     """A model instance from its concrete fields' ``values`` (in ``_meta`` order), as the ORM
     would load it (the backend's and each field's converters applied)."""
     fields = model._meta.concrete_fields
@@ -276,6 +278,7 @@ def locked_played(game_id: int) -> PlayedGame:
     played, stage, tournament, game, group, white, black = (
         _instance(model, values) if values[0] is not None else None for model, values in parts
     )
+    assert played is not None and stage is not None and game is not None  # inner joins
     stage.tournament = tournament
     game.group, game.white, game.black = group, white, black
     played.stage, played.game = stage, game
@@ -741,8 +744,8 @@ def _write_sql() -> str:
     if _WRITE_SQL is None:
         from apps.core.models import AuditEvent
 
-        move_columns = ", ".join(f'"{Move._meta.get_field(n).column}"' for n in _MOVE_INSERT)
-        sets = ", ".join(f'"{PlayedGame._meta.get_field(n).column}" = %s' for n in MOVE_FIELDS)
+        move_columns = ", ".join(f'"{_field(Move, n).column}"' for n in _MOVE_INSERT)
+        sets = ", ".join(f'"{_field(PlayedGame, n).column}" = %s' for n in MOVE_FIELDS)
         _WRITE_SQL = f"""
             WITH m AS (
                 INSERT INTO {Move._meta.db_table} ({move_columns})
@@ -758,14 +761,20 @@ def _write_sql() -> str:
     return _WRITE_SQL
 
 
+def _field(model: type[Model], name: str) -> Field:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)
+    return field
+
+
 _MOVE_INSERT = ["game", "ply", "san", "uci", "played_at", "by", "draw_offered", "conditional"]
 
 
 def _write_move(actor: Actor, played: PlayedGame, made: Move, audit: dict) -> None:
     """Store ``made``, the played game's MOVE_FIELDS and the move's audit event (as
     ``record_unpaged`` writes it) in one statement (PostgreSQL)."""
-    move_values = [getattr(made, Move._meta.get_field(n).attname) for n in _MOVE_INSERT]
-    game_values = [getattr(played, PlayedGame._meta.get_field(n).attname) for n in MOVE_FIELDS]
+    move_values = [getattr(made, _field(Move, n).attname) for n in _MOVE_INSERT]
+    game_values = [getattr(played, _field(PlayedGame, n).attname) for n in MOVE_FIELDS]
     stage = played.stage
     event = [
         timezone.now(),
