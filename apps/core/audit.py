@@ -122,6 +122,7 @@ class Action(StrEnum):
     PLAY_DAYS_ADDED = "play.days_added"  # a TD added days to a player's clock (side, days, reason)
     PLAY_CONDITIONALS_SET = "play.conditionals_set"  # a player left "if X then Y" moves
     PLAY_CONDITIONALS_CANCELLED = "play.conditionals_cancelled"  # a player withdrew them
+    PLAY_LONG_THINK_DECLARED = "play.long_think_declared"  # the player to move: > silence days
     # play on the server: leave (apps/play/leave.py, docs/play-clock-ops.md)
     PLAY_LEAVE_TAKEN = "play.leave_taken"  # a player announced leave (first, last, special)
     PLAY_LEAVE_CANCELLED = "play.leave_cancelled"  # a player cancelled a leave not yet begun

@@ -306,12 +306,14 @@ class MovesView(APIView):
         """201 with the move (and the conditional answers it triggered); 409 when
         ``after_ply`` is not the game's last ply, the game is over, or it is not your move;
         400 with a sentence for an illegal move."""
-        params = MoveRequestSerializer(data=request.data)
-        if not params.is_valid():
-            # Someone who may not move here hears that first, whatever they sent.
-            _require_player(request, played_for(request, pk))
-            raise serializers.ValidationError(params.errors)
-        data = params.validated_data
+        data = _plain_move_request(request.data)
+        if data is None:
+            params = MoveRequestSerializer(data=request.data)
+            if not params.is_valid():
+                # Someone who may not move here hears that first, whatever they sent.
+                _require_player(request, played_for(request, pk))
+                raise serializers.ValidationError(params.errors)
+            data = params.validated_data
         # The fast path: the action reads (and locks) the game once; 404 if it is not
         # played here, 403 for anyone but its players.
         outcome = services.make_move(
@@ -323,25 +325,48 @@ class MovesView(APIView):
         )
         after = outcome.played
         over = after.finished_at is not None
-        body = {
-            "ply": after.ply,
-            "fen": after.fen,
-            "turn": None if over else Side.of_ply(after.ply + 1).value,
-            "moves": [
-                {
-                    "ply": m.ply,
-                    "san": m.san,
-                    "uci": m.uci,
-                    "played_at": m.played_at,
-                    "draw_offered": m.draw_offered,
-                    "conditional": m.conditional,
-                }
-                for m in outcome.moves
-            ],
-            "result": after.game.result,
-            "ended_by": after.ended_by,
-        }
-        return Response(MoveResponseSerializer(body).data, status=201)
+        # Built from what the action has at hand (MoveResponseSerializer's shape), without
+        # instantiating serializers on the hot path.
+        return Response(
+            {
+                "ply": after.ply,
+                "fen": after.fen,
+                "turn": None if over else Side.of_ply(after.ply + 1).value,
+                "moves": [
+                    {
+                        "ply": m.ply,
+                        "san": m.san,
+                        "uci": m.uci,
+                        "played_at": _WHEN.to_representation(m.played_at),
+                        "draw_offered": m.draw_offered,
+                        "conditional": m.conditional,
+                    }
+                    for m in outcome.moves
+                ],
+                "result": after.game.result,
+                "ended_by": after.ended_by,
+            },
+            status=201,
+        )
+
+
+_WHEN = serializers.DateTimeField()
+
+
+def _plain_move_request(data: Any) -> dict[str, Any] | None:
+    """A move request in its plain JSON form (``move`` a short text, ``after_ply`` a whole
+    number ≥ 0, ``offer_draw`` absent or a boolean, nothing else), as MoveRequestSerializer
+    would validate it; None for anything else (the serializer then decides, with its
+    errors)."""
+    if not isinstance(data, dict) or not data.keys() <= {"move", "after_ply", "offer_draw"}:
+        return None
+    move, after_ply = data.get("move"), data.get("after_ply")
+    offer_draw = data.get("offer_draw", False)
+    if not isinstance(move, str) or not move.strip() or len(move) > 16:
+        return None
+    if type(after_ply) is not int or after_ply < 0 or type(offer_draw) is not bool:
+        return None
+    return {"move": move.strip(), "after_ply": after_ply, "offer_draw": offer_draw}
 
 
 def _state_response(request, pk: int) -> Response:
@@ -396,6 +421,21 @@ class ResignView(APIView):
     def post(self, request, pk: int) -> Response:
         played = played_for(request, pk)
         services.resign(actor=request.user, game_id=played.pk)
+        return _state_response(request, pk)
+
+
+class LongThinkView(APIView):
+    """Declare a long think (the player to move, before the stage's silence limit): this
+    move may take more than the stage's ``silence_days`` without losing by silence (the
+    clock still decides); the declaration ends with the move. 409 when it is not your move,
+    you declared already, or the limit has passed."""
+
+    @extend_schema(
+        request=None, responses={200: PlayStateSerializer, **error_responses(403, 404, 409)}
+    )
+    def post(self, request, pk: int) -> Response:
+        played = played_for(request, pk)
+        services.declare_long_think(actor=request.user, game_id=played.pk)
         return _state_response(request, pk)
 
 

@@ -77,7 +77,10 @@ def game_times(played: PlayedGame, moves: Sequence[datetime] | None = None) -> G
     leave and whether conditional lines wait are read in one statement
     (:func:`read_inputs`; the last is kept on ``played.has_conditionals``)."""
     white, black = players_users(played)
-    if moves is None:
+    read_with_lock = played.__dict__.pop("clock_inputs", None)
+    if moves is None and read_with_lock is not None:
+        moves, leave, played.has_conditionals = read_with_lock
+    elif moves is None:
         moves, leave, played.has_conditionals = read_inputs(played)
     else:
         leave = leave_of([white, black])
@@ -133,6 +136,35 @@ def read_inputs(
             leave[user_id].append(LeavePeriod(_day(starts_on), _day(ends_on)))
     lines = any(row[0] == 2 for row in rows)
     return [at for _ply, at in moves], leave, lines
+
+
+def inputs_columns(played: str, white: str, black: str) -> list[str]:
+    """PostgreSQL: what :func:`read_inputs` reads, as three columns of the statement that
+    locks the played game (aliases: the played game ``played``, the entrants ``white`` and
+    ``black``), read back by :func:`inputs_from` (one round trip less on a move)."""
+    moves_table, leave_table = Move._meta.db_table, Leave._meta.db_table
+    lines_table = ConditionalLine._meta.db_table
+    return [
+        f"(SELECT array_agg(played_at ORDER BY ply) FROM {moves_table} "
+        f"WHERE game_id = {played}.game_id)",
+        f"(SELECT array_agg(user_id || ' ' || starts_on || ' ' || ends_on) FROM {leave_table} "
+        f"WHERE user_id IN ({white}.user_id, {black}.user_id) AND cancelled_at IS NULL)",
+        f"EXISTS (SELECT 1 FROM {lines_table} "
+        f"WHERE game_id = {played}.game_id AND cancelled_at IS NULL)",
+    ]
+
+
+def inputs_from(
+    played: PlayedGame, values: Sequence
+) -> tuple[list[datetime], dict[int, list[LeavePeriod]], bool]:
+    """The values of :func:`inputs_columns` as :func:`read_inputs` answers them."""
+    dates, leave_rows, lines = values
+    white, black = players_users(played)
+    leave: dict[int, list[LeavePeriod]] = {pk: [] for pk in (white, black) if pk is not None}
+    for text in leave_rows or ():
+        user_id, starts_on, ends_on = text.split()
+        leave.setdefault(int(user_id), []).append(LeavePeriod(_day(starts_on), _day(ends_on)))
+    return [_instant(at) for at in dates or ()], leave, bool(lines)
 
 
 def extended(times: GameTimes, moment: datetime, plies: int = 1) -> GameTimes:

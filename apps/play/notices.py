@@ -25,6 +25,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from apps.clock import Reminder
+from apps.core.audit import Action
+from apps.core.models import AuditEvent
 from apps.core.people import td_name
 from apps.entrants.models import Entrant
 from apps.groups.models import Game
@@ -136,6 +138,51 @@ def reminder_messages(reminders: Iterable[tuple[int, int, int]]) -> list[Message
                 Message(Kind.SILENCE, key, group.td.email, _("Copy to the TD: ") + subject, body)
             )
     return messages
+
+
+# ---------------------------------------------------------------------------
+# A claim the TD decides
+# ---------------------------------------------------------------------------
+
+
+def claim_key(event_id: int) -> str:
+    return f"claim:{event_id}"
+
+
+@in_site_language
+def claim_messages(event_id: int) -> list[Message]:
+    """The group's TD hears of a claim sent to them (a tablebase or other claim, its audit
+    event ``event_id``): who claims what in which game, the player's reason, the game's page.
+    Nothing when the group has no TD with an address (the organizers see the claim in the
+    group's history)."""
+    event = AuditEvent.objects.filter(pk=event_id, action=Action.PLAY_CLAIMED).first()
+    if event is None or event.game_id is None or not event.data.get("to_td"):
+        return []
+    game = _games([event.game_id]).get(event.game_id)
+    if game is None or game.group.td is None or not deliverable(game.group.td.email):
+        return []
+    group, stage, td = game.group, game.group.stage, game.group.td
+    claimant = game.white if event.data.get("side") == "white" else game.black
+    context = {
+        "td_name": td_name(td),
+        "claimant": claimant,
+        "kind": event.data.get("kind", ""),
+        "reason": event.data.get("reason", ""),
+        "ply": event.data.get("ply", 0),
+        "game": game,
+        "group": group,
+        "stage": stage,
+        "tournament": stage.tournament,
+        "game_url": absolute_url(game_path(game)),
+    }
+    subject = _("%(tournament)s: %(player)s claims in game %(number)s (group %(group)s)") % {
+        "tournament": stage.tournament.name,
+        "player": claimant.name,
+        "number": game.number,
+        "group": group.number,
+    }
+    body = render_to_string("play/email/claim_to_td.txt", context)
+    return [Message(Kind.REPORT, claim_key(event.pk), td.email, subject, body)]
 
 
 # ---------------------------------------------------------------------------

@@ -115,6 +115,10 @@ class Board:
     can_answer_draw: bool
     can_leave_conditionals: bool
     can_add_days: bool
+    # The player to move may declare a long think (once a move); ``long_think``: declared.
+    can_declare_long_think: bool
+    long_think: bool
+    silence_days: int
     clocks: tuple[ClockLine, ...]
     moves: tuple[MoveRow, ...]
     conditionals: tuple[str, ...]
@@ -174,6 +178,7 @@ def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
         for colour, entrant in ((Side.WHITE, game.white), (Side.BLACK, game.black))
     )
     playing = side is not None and not finished and stage.status == Stage.Status.PUBLISHED
+    declared = played.long_think_white if turn == "white" else played.long_think_black
     conditionals: tuple[str, ...] = ()
     if playing and side is not None:
         lines = active_conditionals(played, Side(side))
@@ -200,6 +205,9 @@ def board_of(user: Actor, played: PlayedGame, now: datetime) -> Board:
         and stage.status == Stage.Status.PUBLISHED
         and can_enter_results(user, game.group),
         can_answer_draw=playing and offer_by is not None and offer_by != side,
+        can_declare_long_think=playing and side == turn and not declared,
+        long_think=playing and side == turn and declared,
+        silence_days=stage.silence_days,
         clocks=clocks,
         moves=_rows(moves),
         conditionals=conditionals,

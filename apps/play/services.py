@@ -13,14 +13,18 @@ game while holding its group.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 import chess
 import chess.pgn
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
+from django.db.models import Field, Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -39,6 +43,8 @@ from .clocking import (
     control_of,
     extended,
     game_times,
+    inputs_columns,
+    inputs_from,
     refresh_deadlines,
     silence_of,
 )
@@ -177,19 +183,110 @@ def _side_name(side: Side) -> str:
     return _("White") if side is Side.WHITE else _("Black")
 
 
+def _columns(model: type[Model], alias: str) -> list[str]:
+    return [f'{alias}."{f.column}"' for f in model._meta.concrete_fields]
+
+
+_CONVERTERS: dict[type, list[tuple[object, list]]] = {}
+
+
+def _instance(model: type[Model], values: Sequence[object]) -> Any:
+    """A model instance from its concrete fields' ``values`` (in ``_meta`` order), as the ORM
+    would load it (the backend's and each field's converters applied)."""
+    fields = model._meta.concrete_fields
+    if model not in _CONVERTERS:
+        columns = [f.get_col(model._meta.db_table) for f in fields]
+        _CONVERTERS[model] = [
+            (col, connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+            for col in columns
+        ]
+    converted = []
+    for value, (col, converters) in zip(values, _CONVERTERS[model], strict=True):
+        for convert in converters:
+            value = convert(value, col, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+# The played game with its stage, tournament, game, group and both entrants, locked: one
+# statement, written once (a move's hot path; the ORM's select_related compiled it anew for
+# every move, a third of a move's time in the web process).
+_LOCKED_SQL: str | None = None
+
+
+def _locked_sql() -> str:
+    global _LOCKED_SQL
+    if _LOCKED_SQL is None:
+        from apps.entrants.models import Entrant
+        from apps.groups.models import Group
+        from apps.stages.models import Tournament
+
+        columns = [
+            *_columns(PlayedGame, "p"),
+            *_columns(Stage, "s"),
+            *_columns(Tournament, "t"),
+            *_columns(Game, "g"),
+            *_columns(Group, "gr"),
+            *_columns(Entrant, "w"),
+            *_columns(Entrant, "b"),
+        ]
+        if connection.vendor == "postgresql":
+            columns += inputs_columns("p", "w", "b")
+        features = connection.features
+        lock = ""
+        if features.has_select_for_update:
+            of = ("p",) if features.has_select_for_update_of else ()
+            lock = connection.ops.for_update_sql(
+                of=of, no_key=features.has_select_for_no_key_update
+            )
+        _LOCKED_SQL = f"""
+            SELECT {", ".join(columns)}
+            FROM {PlayedGame._meta.db_table} p
+            JOIN {Stage._meta.db_table} s ON s.id = p.stage_id
+            JOIN {Tournament._meta.db_table} t ON t.id = s.tournament_id
+            JOIN {Game._meta.db_table} g ON g.id = p.game_id
+            JOIN {Group._meta.db_table} gr ON gr.id = g.group_id
+            LEFT JOIN {Entrant._meta.db_table} w ON w.id = g.white_id
+            LEFT JOIN {Entrant._meta.db_table} b ON b.id = g.black_id
+            WHERE p.game_id = %s
+            {lock}
+        """
+    return _LOCKED_SQL
+
+
 def locked_played(game_id: int) -> PlayedGame:
-    """The played game, locked for the caller's transaction, with its stage, tournament,
-    group and players; NOT_FOUND when the game is not played here."""
-    try:
-        return (
-            PlayedGame.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("stage__tournament", "game__group", "game__white", "game__black")
-            .get(pk=game_id)
-        )
-    except PlayedGame.DoesNotExist:
+    """The played game, locked for the caller's transaction (``FOR NO KEY UPDATE`` of its
+    row only), with its stage, tournament, game, group and players; NOT_FOUND when the game
+    is not played here. One statement, as ``select_related`` would load it."""
+    from apps.entrants.models import Entrant
+    from apps.groups.models import Group
+    from apps.stages.models import Tournament
+
+    with connection.cursor() as cursor:
+        cursor.execute(_locked_sql(), [game_id])
+        row = cursor.fetchone()
+    if row is None:
         raise ActionError(
             ErrorCode.NOT_FOUND, _("Game %(id)s is not played on this server.") % {"id": game_id}
-        ) from None
+        )
+    parts = []
+    start = 0
+    for model in (PlayedGame, Stage, Tournament, Game, Group, Entrant, Entrant):
+        width = len(model._meta.concrete_fields)
+        parts.append((model, row[start : start + width]))
+        start += width
+    played, stage, tournament, game, group, white, black = (
+        _instance(model, values) if values[0] is not None else None for model, values in parts
+    )
+    assert played is not None and stage is not None and game is not None  # inner joins
+    stage.tournament = tournament
+    game.group, game.white, game.black = group, white, black
+    played.stage, played.game = stage, game
+    if len(row) > start:
+        # The clock's inputs, read with the lock: the action's first ``game_times`` takes
+        # them (apps.play.clocking).
+        played.__dict__["clock_inputs"] = inputs_from(played, row[start:])
+    return played
 
 
 def side_of(user: Actor | None, played: PlayedGame) -> Side | None:
@@ -295,6 +392,33 @@ class Outcome:
     moves: list[Move]
 
 
+def _next_move(
+    played: PlayedGame,
+    board: chess.Board,
+    move: chess.Move,
+    *,
+    by_id: int | None,
+    now: datetime,
+    draw_offered: bool = False,
+    conditional: bool = False,
+) -> Move:
+    """``move`` made on ``board`` and ``played`` (its ply and position), as an unsaved row."""
+    san = board.san(move)
+    board.push(move)
+    played.ply += 1
+    played.fen = board.fen()
+    return Move(
+        game=played,
+        ply=played.ply,
+        san=san,
+        uci=move.uci(),
+        played_at=now,
+        by_id=by_id,
+        draw_offered=draw_offered,
+        conditional=conditional,
+    )
+
+
 def _store_move(
     played: PlayedGame,
     board: chess.Board,
@@ -305,20 +429,17 @@ def _store_move(
     draw_offered: bool = False,
     conditional: bool = False,
 ) -> Move:
-    san = board.san(move)
-    board.push(move)
-    played.ply += 1
-    played.fen = board.fen()
-    return Move.objects.create(
-        game=played,
-        ply=played.ply,
-        san=san,
-        uci=move.uci(),
-        played_at=now,
+    made = _next_move(
+        played,
+        board,
+        move,
         by_id=by_id,
+        now=now,
         draw_offered=draw_offered,
         conditional=conditional,
     )
+    made.save(force_insert=True)
+    return made
 
 
 def _automatic_end(board: chess.Board) -> tuple[str, End] | None:
@@ -562,24 +683,38 @@ def _move(
         played.draw_offer_side, played.draw_offer_ply = "", None
     if offer_draw:
         _check_offer(played, side, played.ply + 1)
-    made = _store_move(played, board, chosen, by_id=actor.pk, now=now, draw_offered=offer_draw)
+    made = _next_move(played, board, chosen, by_id=actor.pk, now=now, draw_offered=offer_draw)
     if offer_draw:
         _offer(played, side, made.ply)
     played.reminders_sent = 0
+    # A declared long think was for this move.
+    setattr(played, f"long_think_{side}", False)
+    audit = {
+        "ply": made.ply,
+        "san": made.san,
+        "side": side.value,
+        **({"draw_offered": True} if offer_draw else {}),
+        **({"draw_declined": True} if declined else {}),
+    }
+    ended = _automatic_end(board)
+    if ended is None and not played.has_conditionals and connection.vendor == "postgresql":
+        # The common move: the move, the game's new state and the audit event written in
+        # one statement.
+        played.version += 1
+        refresh_deadlines(played, now, save=False, times=extended(times, now))
+        _write_move(actor, played, made, audit)
+        _notify_on_commit(played)
+        return Outcome(played, [made])
+    made.save(force_insert=True)
     record_unpaged(
         Action.PLAY_MOVE,
         actor,
         stage=played.stage,
         group=played.game.group,
         game=played.game,
-        ply=made.ply,
-        san=made.san,
-        side=side.value,
-        **({"draw_offered": True} if offer_draw else {}),
-        **({"draw_declined": True} if declined else {}),
+        **audit,
     )
     moves = [made]
-    ended = _automatic_end(board)
     if ended is None and played.has_conditionals:
         moves += _play_conditionals(played, board, made, now)
         ended = _automatic_end(board)
@@ -589,12 +724,79 @@ def _move(
         played.version += 1
         refresh_deadlines(played, now, save=False, times=extended(times, now, len(moves)))
         played.save(update_fields=MOVE_FIELDS)
-        # The player now to move hears of it (at once or in the day's digest, as they chose);
-        # a chain of conditional answers sends one e-mail: the builder writes only if the ply
-        # is still the game's last.
-        game_id, ply = played.pk, played.ply
-        transaction.on_commit(lambda: _queue_move_notice(game_id, ply))
+        _notify_on_commit(played)
     return Outcome(played, moves)
+
+
+def _notify_on_commit(played: PlayedGame) -> None:
+    """The player now to move hears of it (at once or in the day's digest, as they chose);
+    a chain of conditional answers sends one e-mail: the builder writes only if the ply is
+    still the game's last."""
+    game_id, ply = played.pk, played.ply
+    transaction.on_commit(lambda: _queue_move_notice(game_id, ply))
+
+
+_WRITE_SQL: str | None = None
+
+
+def _write_sql() -> str:
+    global _WRITE_SQL
+    if _WRITE_SQL is None:
+        from apps.core.models import AuditEvent
+
+        move_columns = ", ".join(f'"{_field(Move, n).column}"' for n in _MOVE_INSERT)
+        sets = ", ".join(f'"{_field(PlayedGame, n).column}" = %s' for n in MOVE_FIELDS)
+        _WRITE_SQL = f"""
+            WITH m AS (
+                INSERT INTO {Move._meta.db_table} ({move_columns})
+                VALUES ({", ".join(["%s"] * len(_MOVE_INSERT))}) RETURNING id
+            ), u AS (
+                UPDATE {PlayedGame._meta.db_table} SET {sets} WHERE game_id = %s
+            )
+            INSERT INTO {AuditEvent._meta.db_table} (created_at, actor_id, action,
+                tournament_id, stage_id, group_id, game_id, data)
+            VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb)
+            RETURNING (SELECT id FROM m)
+        """
+    return _WRITE_SQL
+
+
+def _field(model: type[Model], name: str) -> Field:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field)
+    return field
+
+
+_MOVE_INSERT = ["game", "ply", "san", "uci", "played_at", "by", "draw_offered", "conditional"]
+
+
+def _write_move(actor: Actor, played: PlayedGame, made: Move, audit: dict) -> None:
+    """Store ``made``, the played game's MOVE_FIELDS and the move's audit event (as
+    ``record_unpaged`` writes it) in one statement (PostgreSQL)."""
+    move_values = [getattr(made, _field(Move, n).attname) for n in _MOVE_INSERT]
+    game_values = [getattr(played, _field(PlayedGame, n).attname) for n in MOVE_FIELDS]
+    stage = played.stage
+    event = [
+        timezone.now(),
+        actor.pk if signed_in(actor) else None,
+        Action.PLAY_MOVE.value,
+        stage.tournament_id,
+        stage.pk,
+        played.game.group_id,
+        played.game_id,
+        json.dumps(audit, cls=DjangoJSONEncoder),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_write_sql(), [*move_values, *game_values, played.pk, *event])
+        made.pk = cursor.fetchone()[0]
+    made._state.adding = False
+    made._state.db = connection.alias
+
+
+def _queue_claim_notice(event_id: int) -> None:
+    from . import tasks
+
+    tasks.claim_to_td.delay(event_id)
 
 
 def _queue_move_notice(game_id: int, ply: int) -> None:
@@ -615,6 +817,8 @@ MOVE_FIELDS = [
     "last_offer_move_black",
     "loses_at",
     "next_reminder_at",
+    "long_think_white",
+    "long_think_black",
 ]
 
 
@@ -757,7 +961,7 @@ def claim(
                 raise ActionError(
                     ErrorCode.INVALID_INPUT, _("Say what you claim, for the TD to decide.")
                 )
-            record(
+            event = record(
                 Action.PLAY_CLAIMED,
                 actor,
                 stage=played.stage,
@@ -768,6 +972,8 @@ def claim(
                 granted=False,
                 to_td=True,
             )
+            # The group's TD decides it: they hear of it by e-mail once this commits.
+            transaction.on_commit(lambda: _queue_claim_notice(event.pk))
             return ClaimOutcome(played, False, True)
         if wanted is Claim.TIME:
             lost = _lost_by_time(played, now)
@@ -873,6 +1079,50 @@ def add_days(
             days=days,
             reason=reason,
         )
+    return played
+
+
+def declare_long_think(*, actor: Actor, game_id: int, now: datetime | None = None) -> PlayedGame:
+    """The player to move declares, before their silence reaches the stage's
+    ``silence_days``, that they will use more than that on this move: the loss by silence is
+    lifted for the move in hand (the reminders still come; the clock still decides). The
+    declaration ends with the player's move. Refused when it is not the player's move, when
+    they declared already, and when the silence limit has passed (the game is then lost)."""
+    now = now or timezone.now()
+    refusal = None
+    with transaction.atomic():
+        played = locked_played(game_id)
+        side = require_player(actor, played)
+        require_playing(played)
+        if Side.of_ply(played.ply + 1) is not side:
+            raise ActionError(
+                ErrorCode.WRONG_STATUS,
+                _("A long think is declared for your own move: it is not your move."),
+            )
+        field = f"long_think_{side}"
+        if getattr(played, field):
+            raise ActionError(
+                ErrorCode.WRONG_STATUS, _("You declared a long think for this move already.")
+            )
+        times = game_times(played)
+        refusal = _time_ran_out(actor, played, max(now, times.last_move), times)
+        if refusal is None:
+            setattr(played, field, True)
+            played.version += 1
+            refresh_deadlines(played, now, save=False, times=times)
+            played.save(update_fields=[field, "version", "loses_at", "next_reminder_at"])
+            record_unpaged(
+                Action.PLAY_LONG_THINK_DECLARED,
+                actor,
+                stage=played.stage,
+                group=played.game.group,
+                game=played.game,
+                ply=played.ply,
+                side=side.value,
+                silence_days=played.stage.silence_days,
+            )
+    if refusal is not None:
+        raise refusal
     return played
 
 

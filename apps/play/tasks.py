@@ -64,3 +64,9 @@ def send_move_digests(day: str | None = None) -> int:
 @shared_task(**RETRY)
 def send_move_digest(user_id: int, day: str) -> int:
     return send_all(notices.digest_messages(user_id, date.fromisoformat(day)))
+
+
+@shared_task(**RETRY)
+def claim_to_td(event_id: int) -> int:
+    """E-mail the group's TD a claim they decide (a tablebase or other claim's audit event)."""
+    return send_all(notices.claim_messages(event_id))

@@ -16,6 +16,7 @@ urlpatterns = [
     path(BOARD + "draw-accept/", views.draw_accept, name="game-play-draw-accept"),
     path(BOARD + "draw-decline/", views.draw_decline, name="game-play-draw-decline"),
     path(BOARD + "resign/", views.resign, name="game-play-resign"),
+    path(BOARD + "long-think/", views.long_think, name="game-play-long-think"),
     path(BOARD + "claim/", views.claim, name="game-play-claim"),
     path(BOARD + "conditionals/", views.conditionals, name="game-play-conditionals"),
     path(

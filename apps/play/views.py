@@ -38,6 +38,7 @@ ACTIONS = {
     "draw-accept": "api-game-draw-accept",
     "draw-decline": "api-game-draw-decline",
     "resign": "api-game-resign",
+    "long-think": "api-game-long-think",
     "claim": "api-game-claim",
     "conditionals": "api-game-conditionals",
     "conditionals-cancel": "api-game-conditionals",  # DELETE
@@ -108,6 +109,7 @@ draw_offer = _acting(None, services.offer_draw, _("Draw offered."))
 draw_accept = _acting(None, services.accept_draw, _("Draw agreed."))
 draw_decline = _acting(None, services.decline_draw, _("Draw declined."))
 resign = _acting(None, services.resign, _("You resigned."))
+long_think = _acting(None, services.declare_long_think, _("Long think declared."))
 claim = _acting(ClaimForm, services.claim, _("Claim sent."))
 conditionals = _acting(ConditionalsForm, services.set_conditionals, _("Conditional moves saved."))
 conditionals_cancel = _acting(None, services.cancel_conditionals, _("Conditional moves cancelled."))

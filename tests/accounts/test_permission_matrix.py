@@ -313,6 +313,7 @@ ROWS: list[Row] = [
             "draw-accept",
             "draw-decline",
             "resign",
+            "long-think",
             "claim",
             "conditionals",
             "conditionals-cancel",
@@ -554,6 +555,7 @@ ROWS: list[Row] = [
     api("api-game-draw-accept", statuses(403, player=409), played_game_pk, "post"),
     api("api-game-draw-decline", statuses(403, player=409), played_game_pk, "post"),
     api("api-game-resign", statuses(403, player=200), played_game_pk, "post"),
+    api("api-game-long-think", statuses(403, player=200), played_game_pk, "post"),
     api("api-game-claim", statuses(403, player=400), played_game_pk, "post", {}),
     api("api-game-conditionals", statuses(403, player=200), played_game_pk),
     api(
