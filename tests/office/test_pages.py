@@ -38,6 +38,8 @@ def stage_form(stage: Stage, **changes) -> dict:
         "play_starts_on": stage.play_starts_on or "",
         "play_ends_on": stage.play_ends_on or "",
         "report_accept_days": stage.report_accept_days,
+        # Play on the server: the one setting whose empty value is not its default.
+        "doubling_after": stage.doubling_after if stage.doubling_after is not None else "",
         "frozen_fields": "",
     }
     flags = ("separate_nations", "avoid_rematches", "double_round_robin", "balance_ratings")

@@ -75,6 +75,7 @@ def stage_form_data(**changes) -> dict:
         "min_group_size": 100,
         "allowed_nation_games": 0,
         "report_accept_days": 7,
+        "doubling_after": 20,  # as the page shows it (empty: no doubling)
         "frozen_fields": "",
     }
     data.update(changes)
@@ -118,6 +119,7 @@ def test_the_settings_page_sets_the_deadline_while_registration_is_closed(client
             "report_accept_days": 7,
             "swiss_round_days": 21,
             "swiss_at_deadline": "td",
+            "doubling_after": 20,  # as the page shows it (empty: no doubling)
             "frozen_fields": ",".join((*PAIRING_FIELDS, *REGISTRATION_FIELDS)),
         },
     )
