@@ -363,7 +363,7 @@ def _offer(played: PlayedGame, side: Side, ply: int) -> None:
 def parse_move(board: chess.Board, text: str) -> chess.Move:
     """``text`` (UCI or SAN) as a legal move on ``board``, or INVALID_INPUT with a sentence."""
     text = text.strip()
-    side = "White" if board.turn == chess.WHITE else "Black"
+    side = _side_name(Side.WHITE if board.turn == chess.WHITE else Side.BLACK)
     if not text:
         raise ActionError(ErrorCode.INVALID_INPUT, _("Give a move, e.g. e4 or e2e4."))
     try:
