@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.clock import DAY, GameTimes, Reminder, Side, days_to_exceed
-from apps.core.audit import Action, record, record_unpaged
+from apps.core.audit import Action, AuditEvent, record, record_unpaged
 from apps.core.errors import ActionError, ErrorCode
 from apps.core.permissions import Actor, can_enter_results, signed_in
 from apps.core.results import Result
@@ -177,6 +177,18 @@ _WINS = {Side.WHITE: Result.WHITE_WINS, Side.BLACK: Result.BLACK_WINS}
 
 def _other(side: Side) -> Side:
     return Side.BLACK if side is Side.WHITE else Side.WHITE
+
+
+def _record(
+    action: Action, actor: Actor | None, played: PlayedGame, *, paged: bool, **data: object
+) -> AuditEvent:
+    """The audit event of an action on a played game, in the game's scopes; ``paged``: the
+    event retires the cached public pages of its scopes (a result does; a move or an offer,
+    which no cached page shows, does not)."""
+    write = record if paged else record_unpaged
+    return write(
+        action, actor, stage=played.stage, group=played.game.group, game=played.game, **data
+    )
 
 
 def _side_name(side: Side) -> str:
@@ -503,12 +515,11 @@ def _play_conditionals(
         ConditionalLine.objects.filter(pk=match.pk).update(
             after_ply=last.ply, moves=rest, **({} if rest else {"cancelled_at": now})
         )
-        record_unpaged(
+        _record(
             Action.PLAY_MOVE,
             None,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=False,
             ply=last.ply,
             san=last.san,
             side=waiting.value,
@@ -706,12 +717,11 @@ def _move(
         _notify_on_commit(played)
         return Outcome(played, [made])
     made.save(force_insert=True)
-    record_unpaged(
+    _record(
         Action.PLAY_MOVE,
         actor,
-        stage=played.stage,
-        group=played.game.group,
-        game=played.game,
+        played,
+        paged=False,
         **audit,
     )
     moves = [made]
@@ -837,12 +847,11 @@ def offer_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> Pl
         played.draw_offer_ply = played.ply
         played.version += 1
         played.save()
-        record_unpaged(
+        _record(
             Action.PLAY_DRAW_OFFERED,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=False,
             ply=played.ply,
             side=side.value,
         )
@@ -869,12 +878,11 @@ def accept_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> P
         _require_offer_to(played, side)
         refusal = _time_ran_out(actor, played, now)
         if refusal is None:
-            record(
+            _record(
                 Action.PLAY_DRAW_ACCEPTED,
                 actor,
-                stage=played.stage,
-                group=played.game.group,
-                game=played.game,
+                played,
+                paged=True,
                 ply=played.ply,
                 side=side.value,
             )
@@ -894,12 +902,11 @@ def decline_draw(*, actor: Actor, game_id: int, now: datetime | None = None) -> 
         played.draw_offer_side, played.draw_offer_ply = "", None
         played.version += 1
         played.save()
-        record_unpaged(
+        _record(
             Action.PLAY_DRAW_DECLINED,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=False,
             ply=played.ply,
             side=side.value,
         )
@@ -913,12 +920,11 @@ def resign(*, actor: Actor, game_id: int, now: datetime | None = None) -> Played
         played = locked_played(game_id)
         side = require_player(actor, played)
         require_playing(played)
-        record(
+        _record(
             Action.PLAY_RESIGNED,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=True,
             ply=played.ply,
             side=side.value,
         )
@@ -961,12 +967,11 @@ def claim(
                 raise ActionError(
                     ErrorCode.INVALID_INPUT, _("Say what you claim, for the TD to decide.")
                 )
-            event = record(
+            event = _record(
                 Action.PLAY_CLAIMED,
                 actor,
-                stage=played.stage,
-                group=played.game.group,
-                game=played.game,
+                played,
+                paged=True,
                 **details,
                 reason=reason.strip(),
                 granted=False,
@@ -983,12 +988,11 @@ def claim(
                     _("Your opponent's time has not run out: the claim is refused."),
                 )
             end, at = lost
-            record(
+            _record(
                 Action.PLAY_CLAIMED,
                 actor,
-                stage=played.stage,
-                group=played.game.group,
-                game=played.game,
+                played,
+                paged=True,
                 **details,
                 granted=True,
                 to_td=False,
@@ -1018,12 +1022,11 @@ def claim(
                     ),
                 }[wanted],
             )
-        record(
+        _record(
             Action.PLAY_CLAIMED,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=True,
             **details,
             granted=True,
             to_td=False,
@@ -1069,12 +1072,11 @@ def add_days(
         played.version += 1
         played.save()
         refresh_deadlines(played, now)
-        record_unpaged(
+        _record(
             Action.PLAY_DAYS_ADDED,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=False,
             side=side,
             days=days,
             reason=reason,
@@ -1111,12 +1113,11 @@ def declare_long_think(*, actor: Actor, game_id: int, now: datetime | None = Non
             played.version += 1
             refresh_deadlines(played, now, save=False, times=times)
             played.save(update_fields=[field, "version", "loses_at", "next_reminder_at"])
-            record_unpaged(
+            _record(
                 Action.PLAY_LONG_THINK_DECLARED,
                 actor,
-                stage=played.stage,
-                group=played.game.group,
-                game=played.game,
+                played,
+                paged=False,
                 ply=played.ply,
                 side=side.value,
                 silence_days=played.stage.silence_days,
@@ -1172,12 +1173,11 @@ def set_conditionals(
         created = ConditionalLine.objects.create(
             game=played, side=side.value, after_ply=after_ply, moves=line
         )
-        record_unpaged(
+        _record(
             Action.PLAY_CONDITIONALS_SET,
             actor,
-            stage=played.stage,
-            group=played.game.group,
-            game=played.game,
+            played,
+            paged=False,
             side=side.value,
             after_ply=after_ply,
             moves=line,
@@ -1200,12 +1200,11 @@ def cancel_conditionals(
             lines = lines.filter(pk=line_id)
         cancelled = lines.update(cancelled_at=now)
         if cancelled:
-            record_unpaged(
+            _record(
                 Action.PLAY_CONDITIONALS_CANCELLED,
                 actor,
-                stage=played.stage,
-                group=played.game.group,
-                game=played.game,
+                played,
+                paged=False,
                 side=side.value,
                 lines=cancelled,
             )
