@@ -45,6 +45,7 @@ ENDPOINTS = {
     "/api/games/{id}/play/": {"get"},
     "/api/games/{id}/moves/": {"post"},
     "/api/games/{id}/draw-offer/": {"post"},
+    "/api/games/{id}/long-think/": {"post"},
     "/api/games/{id}/draw-accept/": {"post"},
     "/api/games/{id}/draw-decline/": {"post"},
     "/api/games/{id}/resign/": {"post"},

@@ -483,9 +483,10 @@ def test_a_hundred_player_groups_500_results_import_in_a_fixed_number_of_queries
     # bumps after the commit included, and the players' digest tasks, run in-process here:
     # their players' addresses are at example.org, so none is sent, and the check that no
     # import job runs in the group or its stage, and on SQLite the recompute's read of the
-    # group's byes, which PostgreSQL reads with its games); the time it takes is the
-    # benchmarks' business.
-    with django_assert_max_num_queries(49):
+    # group's byes, which PostgreSQL reads with its games, and the import's result-change
+    # rows, which SQLite takes 200 a statement — its 999 parameters — where PostgreSQL takes
+    # them in one: three statements here); the time it takes is the benchmarks' business.
+    with django_assert_max_num_queries(54):
         report = import_results(organizer, group=group, text=text)
     assert report.results == 500
     assert Game.objects.filter(group=group, result="").count() == 0
