@@ -9,7 +9,9 @@ over PROCESSES processes with a database connection each (``parallel``, as that 
 workers would). The write throttle is lifted for the run.
 
 It runs in the bench database of tests/bench/app.py (``BENCH_DATABASE``), emptied before
-and after.
+and after. Set ``CELERY_BROKER_URL`` (Redis) to measure what production does: each move
+queues its e-mail task there; without a broker the task (the e-mail's rendering) runs in the
+request, as on the embedded default.
 """
 
 from __future__ import annotations
