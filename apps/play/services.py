@@ -83,6 +83,7 @@ def start_play(stage: Stage, at: datetime | None = None, *, actor: Actor | None 
     table = PlayedGame._meta.db_table
     games = Game._meta.db_table
     groups = Game._meta.get_field("group").related_model._meta.db_table  # type: ignore[union-attr]
+    instant = connection.ops.adapt_datetimefield_value
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -96,7 +97,10 @@ def start_play(stage: Stage, at: datetime | None = None, *, actor: Actor | None 
             WHERE gr.stage_id = %s AND g.result = ''
             ON CONFLICT (game_id) DO NOTHING
             """,
-            [start, START_FEN, loses_at, reminder_at, False, False, stage.pk],
+            # Instants as the ORM writes them (SQLite keeps text: an offset on some and not
+            # on others would compare wrongly at the very same instant).
+            [instant(start), START_FEN, instant(loses_at), instant(reminder_at)]
+            + [False, False, stage.pk],
         )
         started = cursor.rowcount
     if started:
