@@ -42,13 +42,21 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     print(
         f"# Closed Circle benchmarks — {time.strftime('%Y-%m-%d %H:%M:%S')}, "
-        f"{os.cpu_count()} cores, Python {sys.version.split()[0]}"
+        f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {_load()}"
     )
     for name in args.only or list(BENCHMARKS):
         for label, seconds, detail in BENCHMARKS[name]():
             print(f"{name:10s} {label:58s} {seconds:9.3f} s   {detail}")
             sys.stdout.flush()
+        # Figures on a shared machine mean little without what else ran beside them.
+        print(f"{name:10s} {'(done)':58s} {'':9s}     {time.strftime('%H:%M:%S')}, {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), as uptime prints them."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f} / {five:.1f} / {fifteen:.1f}"
 
 
 if __name__ == "__main__":
