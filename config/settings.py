@@ -281,6 +281,9 @@ CACHES = {
 # How long a copy of a public page lives at most (changes retire it at once; this bounds
 # texts that age, like "3 days left"). 0 turns the page cache off.
 PAGE_CACHE_SECONDS = int(_ENV.get("PAGE_CACHE_SECONDS", "300"))
+# With CACHE_URL: the copies each web process keeps of the pages it served, to put back into
+# a cleared cache instead of rendering them all again (apps/core/pagecache.py, KeptCopies).
+PAGE_CACHE_KEPT_BYTES = int(_ENV.get("PAGE_CACHE_KEPT_MB", "16")) * 1024 * 1024
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGIN_URL = "login"

@@ -21,8 +21,10 @@ change that writes no event, e.g. an account's display name).
 Where the copies are kept: with ``CACHE_URL`` in Redis, shared by the web processes, beside
 the versions (``SharedStore``): a hit is then one round trip to Redis and none to the
 database, and after a change one process renders the page again while the others are sent
-the copy they had; without it, in each process's memory under keys that hold the versions
-read from the database (one small query a request).
+the copy they had; each process also keeps the copies it served (``KeptCopies``), to put
+back into a cleared cache instead of rendering them again. Without ``CACHE_URL``: in each
+process's memory under keys that hold the versions read from the database (one small query a
+request).
 
 Only anonymous readers are served from the cache: a request with a session, a pending message
 or an ``Authorization`` header goes to the view (a signed-in reader sees their own links).
@@ -39,7 +41,9 @@ import logging
 import pickle
 import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -288,32 +292,50 @@ class PublicPageCacheMiddleware:
             logger.warning("Page cache unreachable: %s answered by its view.", address)
             return self.get_response(request)
         if state == FRESH:
+            KEPT.keep(address, found)  # type: ignore[arg-type]
             return found.response(request)  # type: ignore[union-attr]
         if state == STALE:  # another process renders it: the copy before the change meanwhile
             return found.response(request, "stale")  # type: ignore[union-attr]
-        if state == MISSING:  # another process renders it: wait for its copy, a while
-            found = store.wait(address)
+        kept = KEPT.get(address)
+        if state == MISSING:  # another process renders it (or checks the copy it kept)
+            if kept is not None:  # the cache was cleared: this process's copy meanwhile
+                return kept.response(request, "stale")
+            found = store.wait(address)  # none here either: wait for its copy, a while
             if found is not None:
+                KEPT.keep(address, found)
                 return found.response(request)
         # This process renders (it holds the page's lock, or waited in vain).
         versions = page.resolver(**kwargs)
         if versions is None:  # the address names nothing (any more): no copy of it stays
+            KEPT.drop(address)
             store.finish(address, token, drop=True)
             return self.get_response(request)
         if found is not None and found.versions == versions:
             # The copy was right: what the cache lost were the versions (evicted, flushed).
             store.finish(address, token, versions)
             return found.response(request)
+        if kept is not None and kept.versions == versions:
+            # The cache lost the copy (flushed, restarted, evicted) but this process kept
+            # one, still right: it goes back to the cache instead of a render.
+            store.finish(address, token, versions, kept)
+            return kept.response(request, "restored")
         try:
             response = self.get_response(request)
         except BaseException:
             store.finish(address, token)
             raise
-        if not self._when_rendered(
-            response, lambda r: store.finish(address, token, versions, Copy.of(r, versions))
-        ):
+
+        def stored(r: HttpResponse) -> None:
+            copy = Copy.of(r, versions)
+            KEPT.keep(address, copy)
+            store.finish(address, token, versions, copy)
+
+        if not self._when_rendered(response, stored):
             # Not for the public (any more), or gone: the copy goes too. An error keeps it.
-            store.finish(address, token, versions, drop=response.status_code in (403, 404, 410))
+            gone = response.status_code in (403, 404, 410)
+            if gone:
+                KEPT.drop(address)
+            store.finish(address, token, versions, drop=gone)
         return response
 
     @staticmethod
@@ -356,6 +378,67 @@ class PublicPageCacheMiddleware:
 
 def _seconds() -> int:
     return settings.PAGE_CACHE_SECONDS
+
+
+# ---------------------------------------------------------------------------
+# What each process keeps (with the shared store)
+# ---------------------------------------------------------------------------
+
+
+class KeptCopies:
+    """The copies this process last served or rendered, by address, the least recently used
+    giving way beyond ``limit`` bytes and none kept past ``PAGE_CACHE_SECONDS``.
+
+    With the shared store they make a cleared cache cheap (a flush, a restart of Redis, an
+    eviction): the process that takes a page's render lock checks its own copy against the
+    database's versions (one small query) and writes it back instead of rendering, and the
+    processes waiting meanwhile send theirs (``stale``), as after a change. Without them
+    every page of a busy site is rendered again at once while the crowd waits."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._copies: OrderedDict[str, tuple[float, Copy, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def keep(self, address: str, copy: Copy) -> None:
+        size = len(copy.body_gzip) + len(address) + 256  # the rest of a copy, roughly
+        if size > self.limit:
+            return
+        with self._lock:
+            self._remove(address)
+            self._copies[address] = (time.monotonic(), copy, size)
+            self.size += size
+            while self.size > self.limit:
+                self._remove(next(iter(self._copies)))
+
+    def get(self, address: str) -> Copy | None:
+        with self._lock:
+            found = self._copies.get(address)
+            if found is None:
+                return None
+            if time.monotonic() - found[0] > _seconds():
+                self._remove(address)
+                return None
+            self._copies.move_to_end(address)
+            return found[1]
+
+    def drop(self, address: str) -> None:
+        with self._lock:
+            self._remove(address)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._copies.clear()
+            self.size = 0
+
+    def _remove(self, address: str) -> None:
+        found = self._copies.pop(address, None)
+        if found is not None:
+            self.size -= found[2]
+
+
+KEPT = KeptCopies(settings.PAGE_CACHE_KEPT_BYTES)
 
 
 # ---------------------------------------------------------------------------

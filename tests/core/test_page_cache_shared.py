@@ -44,8 +44,10 @@ def shared(settings):
         },
     }
     redis.Redis.from_url(_url()).flushdb()
+    pagecache.KEPT.clear()
     yield caches["pages"]
     redis.Redis.from_url(_url()).flushdb()
+    pagecache.KEPT.clear()
 
 
 class Commands:
@@ -170,6 +172,82 @@ def test_versions_the_cache_lost_are_read_again_from_the_database_without_a_rend
     with CaptureQueriesContext(connection) as queries:
         assert client.get(address)["X-Cache"] == "hit"
     assert len(queries) == 0  # the versions are back
+
+
+class Renders:
+    """Counts the pages rendered by their views (stored after)."""
+
+    def __init__(self, monkeypatch):
+        self.responses: list = []
+        original = pagecache.PublicPageCacheMiddleware._when_rendered
+        monkeypatch.setattr(
+            pagecache.PublicPageCacheMiddleware,
+            "_when_rendered",
+            staticmethod(lambda r, s: self.responses.append(r) or original(r, s)),
+        )
+
+
+def test_a_cleared_cache_takes_back_the_copy_this_process_kept_without_a_render(
+    client, shared, published_stage, monkeypatch
+):
+    address = group_url(published_stage, "group-crosstable")
+    first = client.get(address)
+    assert first["X-Cache"] == "miss"
+    redis.Redis.from_url(_url()).flushdb()  # a restart, a flush, a deploy
+    renders = Renders(monkeypatch)
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(address)
+    assert again["X-Cache"] == "restored" and again.content == first.content
+    assert renders.responses == []
+    assert len(queries) == 1  # the versions, to check the kept copy against
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(address)["X-Cache"] == "hit"  # back in the shared cache
+    assert len(queries) == 0
+
+
+def test_a_kept_copy_that_is_no_longer_right_is_rendered_again(
+    client, shared, organizer, published_stage, monkeypatch
+):
+    address = group_url(published_stage, "group-crosstable")
+    before = client.get(address).content
+    game = Game.objects.filter(group__stage=published_stage, group__number=1).first()
+    enter_result(organizer, game, "1-0", expected_version=game.version)
+    redis.Redis.from_url(_url()).flushdb()
+    renders = Renders(monkeypatch)
+    after = client.get(address)
+    assert after["X-Cache"] == "miss" and after.content != before
+    assert len(renders.responses) == 1
+
+
+def test_while_another_process_renders_a_cleared_page_this_one_sends_the_copy_it_kept(
+    client, shared, published_stage
+):
+    address = group_url(published_stage, "group-crosstable")
+    first = client.get(address).content
+    server = redis.Redis.from_url(_url())
+    server.flushdb()
+    server.set(shared.make_key(next(_address_keys(address)) + ":render"), "another", px=10_000)
+    with CaptureQueriesContext(connection) as queries:
+        meanwhile = client.get(address)
+    assert meanwhile["X-Cache"] == "stale" and meanwhile.content == first
+    assert len(queries) == 0
+
+
+def test_kept_copies_stay_within_their_bytes_and_age(settings):
+    kept = pagecache.KeptCopies(limit=3 * 1300)
+    copy = pagecache.Copy((), b"x" * 1000, 'W/"e"')
+    for n in range(5):
+        kept.keep(f"page:{n}", copy)
+    assert kept.size <= kept.limit
+    assert kept.get("page:0") is None and kept.get("page:4") is copy
+    kept.get("page:2")  # used: the least recently used gives way first
+    kept.keep("page:5", copy)
+    assert kept.get("page:2") is copy and kept.get("page:3") is None
+    settings.PAGE_CACHE_SECONDS = 0
+    time.sleep(0.01)
+    assert kept.get("page:2") is None and kept.size < 3 * 1300
+    kept.keep("huge", pagecache.Copy((), b"x" * 10_000, 'W/"h"'))
+    assert kept.get("huge") is None
 
 
 def test_a_page_the_public_may_not_see_is_never_stored(client, shared, drawn_stage):
