@@ -21,6 +21,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
@@ -462,12 +463,15 @@ class FoundEntry:
 def found_entries(lines: list[SeatLine]) -> list[FoundEntry]:
     """Each line with its games' results and its stored standing (two queries)."""
     group_ids = {line.seat.group_id for line in lines}
-    numbers = {o.game for line in lines for o in line.opponents}
+    ids = {line.seat.entrant_id for line in lines}
+    # Their own games only (not every game numbered alike in those groups), unordered: the
+    # model's ordering would join the tournament and stage to sort them.
     results = {
         (group_id, number): result
-        for group_id, number, result in Game.objects.filter(
-            group_id__in=group_ids, number__in=numbers
-        ).values_list("group_id", "number", "result")
+        for group_id, number, result in Game.objects.filter(group_id__in=group_ids)
+        .filter(Q(white_id__in=ids) | Q(black_id__in=ids))
+        .order_by()
+        .values_list("group_id", "number", "result")
     }
     standings = {
         (s.group_id, s.entrant_id): s
