@@ -11,6 +11,7 @@ from collections.abc import Callable
 from . import (
     app,
     engine,
+    growth,
     imports,
     load,
     play_moves,
@@ -28,6 +29,7 @@ BENCHMARKS: dict[str, Callable[[], list[tuple[str, float, str]]]] = {
     "app": app.run,
     "import": imports.run,
     "worker": worker.run,
+    "growth": growth.run,
     "load": load.run,
     "ratinglists": rating_list_import.run,
     "play": play_moves.run,
