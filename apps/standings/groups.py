@@ -36,7 +36,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import cached_property
 from math import gcd
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from django.db import connection, models, transaction
@@ -484,7 +484,7 @@ def rows_text(table: GroupTable) -> str:
         table.scheduled,
         table.withdrawn,
     )
-    ids = figures.ids
+    ids = cast(Sequence[int], figures.ids)  # compute_group ranks the entrants by their id
     row = _ROW_TEXT
     lines = []
     for position, (i, place, last) in enumerate(table.ranked, start=1):

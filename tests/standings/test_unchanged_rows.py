@@ -61,6 +61,7 @@ def played(organizer, published_stage, queued) -> list[int]:
         for i, game in enumerate(open_games(group)[::2]):
             enter_result(organizer, game, RESULTS[i % len(RESULTS)], expected_version=game.version)
     entry = StageEntry.objects.filter(stage=published_stage).order_by("pk").first()
+    assert entry is not None
     withdraw_entrant(organizer, entry, "moved abroad")
     ids = list(
         Group.objects.filter(stage=published_stage).order_by("pk").values_list("pk", flat=True)
@@ -87,15 +88,19 @@ def test_a_recompute_of_stored_rows_writes_none_and_does_the_rest(played):
     standings_at = group.standings_at
     page = page_version(pk)
     ranking = RankingMark.objects.get(stage_id=group.stage_id).changes
-    changes = mark(group).changes
+    settled = mark(group)
+    assert settled is not None and standings_at is not None
+    changes = settled.changes
 
     assert group_standings.recompute_group(pk) == len(before)
 
     assert row_versions([pk]) == before  # not one row written
-    assert Group.objects.get(pk=pk).standings_at > standings_at
+    stamped = Group.objects.get(pk=pk).standings_at
+    assert stamped is not None and stamped > standings_at
     assert page_version(pk) == page + 1
     assert RankingMark.objects.get(stage_id=group.stage_id).changes == ranking + 1
-    assert mark(group).changes == changes and mark(group).pending_since is None
+    after = mark(group)
+    assert after is not None and after.changes == changes and after.pending_since is None
     assert up_to_date(group)
 
 
@@ -107,7 +112,8 @@ def test_the_stage_pass_writes_no_stored_row_again(played, published_stage):
 
     assert row_versions(played) == before
     for pk, at in Group.objects.filter(pk__in=played).values_list("pk", "standings_at"):
-        assert at > times[pk]
+        before_at = times[pk]
+        assert at is not None and before_at is not None and at > before_at
 
 
 @pytest.mark.parametrize("recompute", ["group", "stage"])
@@ -119,6 +125,7 @@ def test_rows_changed_behind_its_back_are_written_again(played, published_stage,
         .values_list("entrant_id", "place", "points", "figures", "withdrawn")
     )
     last = GroupStanding.objects.filter(group_id=pk).order_by("-position").first()
+    assert last is not None
     figures = dict(last.figures, sb="99")
     GroupStanding.objects.filter(pk=last.pk).update(points=last.points + 1, figures=figures)
     untouched = row_versions([played[0]])
