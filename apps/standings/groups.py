@@ -608,15 +608,6 @@ def _store_statements(group_id: int, rows: list[tuple], now: datetime) -> list[S
     ]
 
 
-def _stamp_statement(group_id: int, now: datetime) -> Statement:
-    """PostgreSQL: the statement that marks when a group's standings were stored, for a
-    recompute that found them stored already."""
-    return (
-        f"UPDATE {_q(Group._meta.db_table)} SET standings_at = %s WHERE id = %s",
-        [now, group_id],
-    )
-
-
 @functools.cache
 def _store_sql() -> tuple[str, str]:
     """The two statements of :func:`_store_statements` (their text made once)."""
@@ -751,7 +742,7 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
         if only_if_pending:
             return None
         raise Group.DoesNotExist(f"no group {group_id}")
-    seen, pending_since, digest, *values = found[0]
+    seen, pending_since, *values = found[0]
     if only_if_pending and pending_since is None:  # no mark, or cleared
         return None
     instances = []
@@ -764,16 +755,13 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
     group.__dict__[_READ] = _read_of(values)
     table = compute_group(group)
 
+    # Rows that stay the same are not written again (see _store_statements): comparing
+    # their digest first (as the stage's pass does) cost a group's recompute more than it
+    # saved, measured.
+    rows = list(table_rows(table))
+    count = len(rows)
     now = timezone.now()
-    text = rows_text(table)
-    if rows_digest(text) == digest:
-        # The stored rows are these: not written again (the group's time is).
-        count = text.count("\n")
-        statements = [_stamp_statement(group_id, now)]
-    else:
-        rows = list(table_rows(table))
-        count = len(rows)
-        statements = _store_statements(group_id, rows, now)
+    statements = _store_statements(group_id, rows, now)
     if seen is None or stage.status == Stage.Status.CLOSED:
         # Rare (a group never marked; a closed stage's later rankings): step by step.
         pagecache.bump([(pagecache.GROUP, group_id)])
@@ -832,8 +820,7 @@ def _one_group_sql() -> tuple[str, list[tuple[type[models.Model], list[str]]]]:
             selects += columns
         select, joins = _inputs()
         sql = (
-            f"SELECT m.changes, m.pending_since, {_stored_digest_sql('g.id')},"
-            f" {', '.join(selects)}, {select}"
+            f"SELECT m.changes, m.pending_since, {', '.join(selects)}, {select}"
             f" FROM {_q(Group._meta.db_table)} g"
             f" JOIN {_q(Stage._meta.db_table)} sg ON sg.id = g.stage_id"
             f" JOIN {_q(Tournament._meta.db_table)} t ON t.id = sg.tournament_id"

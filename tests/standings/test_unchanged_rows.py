@@ -1,9 +1,10 @@
-"""A recompute that finds its rows stored already does not write them again (PostgreSQL):
-the digest of the rows it computed (groups.rows_text, rows_digest) is the digest the
-database computes of the stored rows when they are the same, so the skip is taken; the rest
-of a recompute happens as before (the group's time, its mark settled, the pages' version,
-the ranking marked); and rows that differ (changed behind its back) are written again, by a
-group's recompute and by the stage's pass."""
+"""Rows that stay the same are not written again (PostgreSQL): the digest of the rows a
+recompute computed (groups.rows_text, rows_digest) is the digest the database computes of the
+stored rows when they are the same, so the stage's pass copies none of them; a group's
+recompute updates only rows that differ; the rest of a recompute happens as before (the
+group's time, its mark settled, the pages' version, the ranking marked); and rows that
+differ (changed behind its back) are written again, by a group's recompute and by the
+stage's pass."""
 
 from __future__ import annotations
 
