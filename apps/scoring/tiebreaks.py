@@ -501,6 +501,26 @@ def figure_table(
                 played += 1
         points[i], rgp[i], gms[i] = total, real, played
 
+    if unplayed is Unplayed.CLASSIC and variant is CutVariant.TARGET:
+        return _classic_target_table(records, stage_games, player_ids, scale, points, rgp, gms)
+    return _general_table(
+        records, stage_games, player_ids, scale, unit, points, rgp, gms, variant, unplayed
+    )
+
+
+def _general_table(
+    records: Sequence[Sequence[Record]],
+    stage_games: int,
+    player_ids: Sequence[PlayerId],
+    scale: int,
+    unit: tuple[int, int, int],
+    points: list[int],
+    rgp: list[int],
+    gms: list[int],
+    variant: CutVariant,
+    unplayed: Unplayed,
+) -> FigureTable:
+    """:func:`figure_table` after its points, for every variant and rule for unplayed games."""
     fide = unplayed is Unplayed.FIDE2024
     value = points
     if fide:
@@ -577,6 +597,140 @@ def figure_table(
             low_rgp, low_gms, median_rgp, median_gms = _torino_cuts(
                 entry_rgp, entry_gms, num, den, variant
             )
+        if den:
+            ts_col.append(num * factor0)
+            ts_den_col.append(den * scale)
+        else:
+            ts_col.append(0)
+            ts_den_col.append(1)
+        left = den - low_gms
+        if left:
+            cut1_col.append((num - low_rgp) * factor1)
+            cut1_den_col.append(left * scale)
+        else:
+            cut1_col.append(0)
+            cut1_den_col.append(1)
+        left = den - median_gms
+        if left:
+            median_col.append((num - median_rgp) * factor2)
+            median_den_col.append(left * scale)
+        else:
+            median_col.append(0)
+            median_den_col.append(1)
+
+    return FigureTable(
+        ids=player_ids,
+        scale=scale,
+        points=points,
+        games=games_col,
+        gms=gms,
+        rgp=rgp,
+        bh=bh_col,
+        bh_c1=c1_col,
+        bh_c2=c2_col,
+        sb=sb_col,
+        ts=ts_col,
+        ts_den=ts_den_col,
+        ts_cut1=cut1_col,
+        ts_cut1_den=cut1_den_col,
+        ts_median=median_col,
+        ts_median_den=median_den_col,
+        wins=wins_col,
+        black_games=black_col,
+    )
+
+
+def _classic_target_table(
+    records: Sequence[Sequence[Record]],
+    stage_games: int,
+    player_ids: Sequence[PlayerId],
+    scale: int,
+    points: list[int],
+    rgp: list[int],
+    gms: list[int],
+) -> FigureTable:
+    """:func:`figure_table` after its points for the rules a recompute uses
+    (:attr:`Unplayed.CLASSIC`, :attr:`CutVariant.TARGET`), in one pass per player: what
+    :func:`_general_table` computes for them (the property tests compare the two)."""
+    t = stage_games
+    factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
+    games_col: list[int] = []
+    bh_col: list[int] = []
+    c1_col: list[int] = []
+    c2_col: list[int] = []
+    sb_col: list[int] = []
+    ts_col: list[int] = []
+    ts_den_col: list[int] = []
+    cut1_col: list[int] = []
+    cut1_den_col: list[int] = []
+    median_col: list[int] = []
+    median_den_col: list[int] = []
+    wins_col: list[int] = []
+    black_col: list[int] = []
+    for own in records:
+        kept: list[int] = []  # contributions: the opponents' points, played or not
+        entry_rgp: list[int] = []  # the opponents of played games: rgp and gms
+        entry_gms: list[int] = []
+        sb = wins = black_games = 0
+        for opponent, outcome, is_played, black in own:
+            if opponent < 0:  # no opponent (never played): no contribution
+                if outcome == WIN:
+                    wins += 1
+                continue
+            contribution = points[opponent]
+            kept.append(contribution)
+            if outcome == WIN:
+                wins += 1
+                sb += contribution + contribution
+            elif outcome == DRAW:
+                sb += contribution
+            if is_played:
+                entry_rgp.append(rgp[opponent])
+                entry_gms.append(gms[opponent])
+                if black:
+                    black_games += 1
+        bh = sum(kept)
+        if len(kept) > 1:
+            kept.sort()
+            cut1 = kept[0]
+            cut2 = cut1 + kept[1]
+        else:
+            cut1 = cut2 = kept[0] if kept else 0
+        games_col.append(len(own))
+        bh_col.append(bh)
+        c1_col.append(bh - cut1)
+        c2_col.append(bh - cut2)
+        sb_col.append(sb)
+        wins_col.append(wins)
+        black_col.append(black_games)
+
+        if not entry_rgp:
+            ts_col.append(0)
+            ts_den_col.append(1)
+            cut1_col.append(0)
+            cut1_den_col.append(1)
+            median_col.append(0)
+            median_den_col.append(1)
+            continue
+        num, den = sum(entry_rgp), sum(entry_gms)
+        # _torino_cuts' TARGET: the low entry leaves the highest ratio (the first such), the
+        # high entry the lowest (the last such); by value, which is all the cuts use.
+        low_rgp = high_rgp = entry_rgp[0]
+        low_gms = high_gms = entry_gms[0]
+        if len(entry_rgp) > 1:
+            low_left = high_left = num - low_rgp
+            low_den = high_den = den - low_gms
+            entries = zip(entry_rgp, entry_gms, strict=True)
+            next(entries)
+            for r, g in entries:
+                left, rest = num - r, den - g
+                if left * low_den > low_left * rest:
+                    low_rgp, low_gms, low_left, low_den = r, g, left, rest
+                if left * high_den <= high_left * rest:
+                    high_rgp, high_gms, high_left, high_den = r, g, left, rest
+            median_rgp, median_gms = low_rgp + high_rgp, low_gms + high_gms
+        else:
+            median_rgp, median_gms = low_rgp, low_gms
         if den:
             ts_col.append(num * factor0)
             ts_den_col.append(den * scale)

@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import array
 import functools
+import hashlib
 import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import cached_property
 from math import gcd
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from django.db import connection, models, transaction
@@ -73,6 +74,11 @@ _BY_NUMBER: list[tuple[int, int, bool]] = [(-1, -1, False)] + [  # 0: in progres
     (tb.OUTCOME_CODE[white], tb.OUTCOME_CODE[black], played)
     for white, black, played in OUTCOMES.values()
 ]
+
+
+# The same by number, finished results only (a lookup that refuses any other number).
+_OUTCOME_OF_NUMBER: dict[int, tuple[int, int, bool]] = dict(enumerate(_BY_NUMBER))
+del _OUTCOME_OF_NUMBER[0]
 
 
 def scoring(tournament) -> tb.Scoring:
@@ -188,8 +194,7 @@ def table_of(
             withdrawn.add(entrant_id)
     size = len(index)
     records: list[list[tb.Record]] = [[] for _ in range(size)]
-    finished = [0] * size
-    scheduled = [0] * size
+    open_games = [0] * size  # games in progress
     # A Swiss round's pairing-allocated bye scores a win's points without a game
     # (FIDE C.04.1 f); the tie-breaks count it as unplayed (no opponent).
     bye: tb.Record = (-1, tb.WIN, False, False)
@@ -197,22 +202,22 @@ def table_of(
         i = index.get(entrant)
         if i is not None:
             records[i].append(bye)
-            finished[i] += 1
-            scheduled[i] += 1
-    outcomes = _BY_NUMBER
+    outcomes = _OUTCOME_OF_NUMBER
     for white, black, result in read.games:
         w, b = index[white], index[black]
-        scheduled[w] += 1
-        scheduled[b] += 1
         if not result:
+            open_games[w] += 1
+            open_games[b] += 1
             continue
-        if not 0 < result < len(outcomes):
+        found = outcomes.get(result)
+        if found is None:
             raise ValueError(f"a game of {white} and {black} has an unknown result")
-        finished[w] += 1
-        finished[b] += 1
-        white_outcome, black_outcome, played = outcomes[result]
+        white_outcome, black_outcome, played = found
         records[w].append((b, white_outcome, played, False))
         records[b].append((w, black_outcome, played, True))
+    # Every record is a finished game or a bye, each one scheduled.
+    finished = [len(own) for own in records]
+    scheduled = [done + left for done, left in zip(finished, open_games, strict=True)]
     ids = list(index)
     figures = tb.figure_table(
         records, stage_games_per_player(stage, group), ids=ids, scoring=scoring(tournament)
@@ -386,27 +391,32 @@ STANDING_COLUMNS = {
 }
 
 
+def _figure_texts(figures: tb.FigureTable) -> list[list[str]]:
+    """Every figure of :data:`FIGURES` as text, by figure, by player (see :func:`_decimal`):
+    each text made once per value."""
+    texts: list[list[str]] = []
+    for name in FIGURES:
+        numerators: list[int] = getattr(figures, name)
+        denominators = figures.denominators(name)
+        if denominators == 1:
+            texts.append(list(map(str, numerators)))
+        elif isinstance(denominators, int):
+            common = denominators
+            made = {n: _exact_text(n, common) for n in set(numerators)}
+            texts.append(list(map(made.__getitem__, numerators)))
+        else:
+            exact = list(zip(numerators, denominators, strict=True))
+            made_exact = {pair: _exact_text(*pair) for pair in set(exact)}
+            texts.append(list(map(made_exact.__getitem__, exact)))
+    return texts
+
+
 def table_rows(table: GroupTable) -> Iterator[tuple]:
     """The stored rows of ``table``, by position: the values of :data:`STANDING_COLUMNS`,
     points as text and the figures as a tuple of texts in :data:`FIGURES` order (see
     :func:`figures_json`)."""
     figures = table.figures
-    texts: list[list[str]] = []  # by figure, by player: each text made once per value
-    for name in FIGURES:
-        numerators: list[int] = getattr(figures, name)
-        denominators = figures.denominators(name)
-        if denominators == 1:
-            texts.append([str(n) for n in numerators])
-            continue
-        made: dict[tuple[int, int], str] = {}
-        column = []
-        each = [denominators] * len(numerators) if isinstance(denominators, int) else denominators
-        for exact in zip(numerators, each, strict=True):
-            found = made.get(exact)
-            if found is None:
-                found = made[exact] = _exact_text(*exact)
-            column.append(found)
-        texts.append(column)
+    texts = _figure_texts(figures)
     by_player = list(zip(*texts, strict=True)) if texts else []
     points = FIGURES.index("points")
     seat_of, finished, scheduled, withdrawn = (
@@ -432,6 +442,97 @@ def table_rows(table: GroupTable) -> Iterator[tuple]:
         )
 
 
+# ---------------------------------------------------------------------------
+# A group's rows as text: what the stage's pass copies, and their digest, which tells
+# whether the stored rows are the same (then they are not written again)
+# ---------------------------------------------------------------------------
+
+# The figures' keys in jsonb's own order (by length, then by bytes): a row's figures written
+# in it are the text PostgreSQL gives back for the stored value (``figures::text``).
+_JSONB_KEYS = sorted(FIGURES, key=lambda name: (len(name), name.encode()))
+_JSONB_INDEX = [FIGURES.index(name) for name in _JSONB_KEYS]
+# A stored row as text, in COPY's text format and as PostgreSQL writes its columns back
+# (:func:`_stored_digest_sql`): the columns of :data:`STANDING_COLUMNS`, points with the column's
+# two decimals, withdrawn as t or f. No value holds a tab, a newline or a backslash
+# (numbers, places like "3-4", the figures' JSON of numbers).
+_ROW_TEXT = (
+    "%d\t%d\t%d\t%s\t%s\t%d\t%d\t%s\t{"
+    + ", ".join(f'"{name}": "%s"' for name in _JSONB_KEYS)
+    + "}\n"
+)
+_TWO_PLACES = Decimal("0.01")
+
+
+@functools.cache
+def _points_text(text: str) -> str:
+    """Points as the stored column gives them back (numeric, two decimals: "5.50")."""
+    return str(Decimal(text).quantize(_TWO_PLACES, rounding=ROUND_HALF_UP))
+
+
+def rows_text(table: GroupTable) -> str:
+    """The stored rows of ``table`` (:func:`table_rows`) as lines of :data:`_ROW_TEXT`, by
+    position: what the stage's pass copies, and whose digest (:func:`rows_digest`) is the
+    digest of the stored rows when they are the same (:func:`_stored_digest_sql`)."""
+    figures = table.figures
+    texts = _figure_texts(figures)
+    points_column = FIGURES.index("points")
+    points = [_points_text(t) for t in texts[points_column]]
+    by_player = list(zip(*(texts[k] for k in _JSONB_INDEX), strict=True)) if texts else []
+    seat_of, finished, scheduled, withdrawn = (
+        table.seat_of,
+        table.finished,
+        table.scheduled,
+        table.withdrawn,
+    )
+    ids = cast(Sequence[int], figures.ids)  # compute_group ranks the entrants by their id
+    row = _ROW_TEXT
+    lines = []
+    for position, (i, place, last) in enumerate(table.ranked, start=1):
+        entrant_id = ids[i]
+        lines.append(
+            row
+            % (
+                entrant_id,
+                seat_of[entrant_id],
+                position,
+                place if place == last else f"{place}-{last}",
+                points[i],
+                finished[entrant_id],
+                scheduled[entrant_id],
+                "t" if entrant_id in withdrawn else "f",
+                *by_player[i],
+            )
+        )
+    return "".join(lines)
+
+
+def rows_digest(text: str) -> str | None:
+    """The digest of a group's :func:`rows_text` (None: no rows), as
+    :func:`_stored_digest_sql` computes it from the stored rows."""
+    if not text:
+        return None
+    return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
+
+
+@functools.cache
+def _stored_digest_sql(group: str) -> str:
+    """PostgreSQL: the digest of the stored rows of the group whose id is ``group`` (an SQL
+    expression), each written back as :func:`rows_text` writes it (NULL: none)."""
+    standings = _q(GroupStanding._meta.db_table)
+    columns = " || E'\\t' || ".join(
+        [
+            *(f"s.{_q(c)}" for c in ("entrant_id", "seat", "position", "place", "points")),
+            *(f"s.{_q(c)}" for c in ("finished", "scheduled")),
+            f"CASE WHEN s.{_q('withdrawn')} THEN 't' ELSE 'f' END",
+            f"s.{_q('figures')}::text",
+        ]
+    )
+    return (
+        f"(SELECT md5(string_agg({columns} || E'\\n', '' ORDER BY s.{_q('position')}))"
+        f" FROM {standings} s WHERE s.group_id = {group})"
+    )
+
+
 # A row's figures as JSON, from their texts (digits, a sign and a point: nothing to escape).
 _FIGURES_JSON = "{" + ", ".join(f'"{name}": "%s"' for name in FIGURES) + "}"
 # A stored row as a JSON object (``jsonb_to_recordset``), from table_rows' values.
@@ -439,16 +540,6 @@ _ROW_JSON = (
     '{"entrant_id": %d, "seat": %d, "position": %d, "place": "%s", "points": "%s",'
     ' "finished": %d, "scheduled": %d, "withdrawn": %s, "figures": %s}'
 )
-
-
-# A stored row in COPY's text format (:func:`_copy_text`), after its group's id.
-_COPY_ROW = "\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%s\t" + _FIGURES_JSON + "\n"
-
-
-def _copy_text(group_id: int, rows: Iterable[tuple]) -> str:
-    """Rows of :func:`table_rows` as lines of COPY's text format, the group's id first."""
-    head = str(group_id)
-    return "".join(head + _COPY_ROW % (*r[:7], "t" if r[7] else "f", *r[8]) for r in rows)
 
 
 def figures_json(texts: Sequence[str]) -> str:
@@ -554,6 +645,8 @@ def _lock_sql() -> str:
 
 
 Statement = tuple[str, list[Any]]
+# The states of a result that holds rows (psycopg's ``Cursor.description`` is None for others).
+_ROWS = (psycopg.pq.ExecStatus.TUPLES_OK, psycopg.pq.ExecStatus.SINGLE_TUPLE)
 
 
 def _send(statements: Sequence[Statement]) -> list[tuple[int, list[tuple] | None]]:
@@ -565,7 +658,9 @@ def _send(statements: Sequence[Statement]) -> list[tuple[int, list[tuple] | None
         sql = "; ".join(sql for sql, _ in statements)
         cursor.execute(sql, [p for _, params in statements for p in params])
         while True:
-            rows = cursor.fetchall() if cursor.description is not None else None
+            # Whether it returned rows, without making its columns' descriptions.
+            result = cursor.pgresult
+            rows = cursor.fetchall() if result is not None and result.status in _ROWS else None
             results.append((cursor.rowcount, rows))
             if not cursor.nextset():
                 break
@@ -660,7 +755,11 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
     group.__dict__[_READ] = _read_of(values)
     table = compute_group(group)
 
+    # Rows that stay the same are not written again (see _store_statements): comparing
+    # their digest first (as the stage's pass does) cost a group's recompute more than it
+    # saved, measured.
     rows = list(table_rows(table))
+    count = len(rows)
     now = timezone.now()
     statements = _store_statements(group_id, rows, now)
     if seen is None or stage.status == Stage.Status.CLOSED:
@@ -669,10 +768,11 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
         _send(statements)
         GROUP_STANDINGS.settle(group_id, seen, started)
         mark_rankings(stage)
-        return len(rows)
+        return count
     # The usual case, in the same message: the mark settled and the ranking marked (its row
     # is locked from there to the commit only: recomputes of the stage's other groups wait
     # for each other that long, no longer).
+    stored = len(statements)  # the results of the statements after the store's
     statements.append(GROUP_STANDINGS.settle_statement(group_id, seen, started, now))
     statements.append(STAGE_RANKING.mark_statement([stage.pk], now))
     # Run by itself (not inside a caller's transaction), the message also bumps the pages'
@@ -687,15 +787,15 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
     else:
         pagecache.bump([(pagecache.GROUP, group_id)])
     results = _send(statements)
-    settled = results[2][1]
+    settled = results[stored][1]
     if settled and not settled[0][0]:  # a change was marked since the read: it stays pending
         transaction.on_commit(lambda: GROUP_STANDINGS.queue([group_id]))
-    queued = STAGE_RANKING.marked(results[3][1] or [])
+    queued = STAGE_RANKING.marked(results[stored + 1][1] or [])
     if queued:
         transaction.on_commit(lambda: STAGE_RANKING.queue(queued))
     if outermost and bump is not None:
-        pagecache.bumped(results[4][1] or [])
-    return len(rows)
+        pagecache.bumped(results[stored + 2][1] or [])
+    return count
 
 
 _ONE_GROUP: tuple[str, list[tuple[type[models.Model], list[str]]]] | None = None
@@ -796,14 +896,16 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
     if stage.order > 1:
         fallback = fallback_keys(stage, chain(stage.tournament))
     seen: dict[int, int | None] = {}
-    load_columns = ("group_id", *STANDING_COLUMNS)
+    changed: list[int] = []  # the groups whose rows are not the stored ones
+    load_columns = (*STANDING_COLUMNS, "group_id")
     # Read in binary (arrays of integers), by a cursor of psycopg's own: Django's sends its
     # parameters as text, which gives text results.
     with psycopg.Cursor(connection.connection) as read, connection.cursor() as cursor:
         # The whole answer is in this process once execute returns: the same connection
         # then copies while the groups are computed one by one from it.
         read.execute(
-            f"SELECT m.changes, {', '.join(f'g.{_q(n)}' for n in names)}, {select}"
+            f"SELECT m.changes, {_stored_digest_sql('g.id')},"
+            f" {', '.join(f'g.{_q(n)}' for n in names)}, {select}"
             f" FROM {_q(Group._meta.db_table)} g"
             f" LEFT JOIN {_q(StandingsMark._meta.db_table)} m ON m.group_id = g.id{joins}"
             f" WHERE g.stage_id = %s{pending} ORDER BY g.id",
@@ -811,18 +913,21 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
             binary=True,
         )
         types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
-        cursor.execute(f"CREATE TEMPORARY TABLE {_LOAD} (group_id bigint, {types}) ON COMMIT DROP")
+        cursor.execute(f"CREATE TEMPORARY TABLE {_LOAD} ({types}, group_id bigint) ON COMMIT DROP")
         with cursor.copy(f"COPY {_LOAD} ({', '.join(map(_q, load_columns))}) FROM STDIN") as copy:
             while batch := read.fetchmany(64):
                 lines: list[str] = []
-                for changes, *values in batch:
+                for changes, digest, *values in batch:
                     group = _instance(Group, names, values[: len(names)])
                     group.stage = stage
                     seen[group.pk] = changes
                     table = table_of(group, _read_of(values[len(names) :], withdrawn), fallback)
-                    lines.append(_copy_text(group.pk, table_rows(table)))
-                # COPY's text format written here: no value holds a tab, a newline or a
-                # backslash (numbers, places like "3-4", the figures' JSON of numbers).
+                    text = rows_text(table)
+                    if rows_digest(text) == digest:  # the stored rows: not written again
+                        continue
+                    changed.append(group.pk)
+                    # COPY's text format (see _ROW_TEXT), the group's id last on each line
+                    lines.append(text.replace("\n", f"\t{group.pk}\n"))
                 copy.write("".join(lines))
         if not seen:
             return 0
@@ -832,29 +937,34 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
         changing = [c for c in STANDING_COLUMNS if c not in kept]
         changes = ", ".join(f"{_q(c)} = l.{_q(c)}" for c in changing)
         names_listed = ", ".join(map(_q, load_columns))
+        write = ""
+        if changed:
+            write = (
+                # Every join below is of many rows: by hash, whatever the statistics say (with
+                # the stored rows' statistics out of date — e.g. taken while the table was
+                # empty — a nested loop over 100,000 rows each side would take hours).
+                "SET LOCAL enable_nestloop TO off;"
+                f" ANALYZE {load};"
+                # The stored rows whose entrant is not at the same position any more; then the
+                # others updated in place where they changed, and the new ones inserted.
+                f" DELETE FROM {standings} s WHERE s.group_id = ANY(%s) AND NOT EXISTS"
+                f" (SELECT FROM {load} l WHERE l.group_id = s.group_id"
+                " AND l.entrant_id = s.entrant_id AND l.position = s.position);"
+                f" UPDATE {standings} s SET {changes} FROM {load} l"
+                " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id"
+                f" AND {_changed('s', 'l', changing)};"
+                f" INSERT INTO {standings} ({names_listed}) SELECT {names_listed} FROM {load} l"
+                f" WHERE NOT EXISTS (SELECT FROM {standings} s"
+                " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id);"
+                " RESET enable_nestloop;"
+            )
         cursor.execute(
-            # Every join below is of many rows: by hash, whatever the statistics say (with the
-            # stored rows' statistics out of date — e.g. taken while the table was empty — a
-            # nested loop over 100,000 rows each side would take hours).
-            "SET LOCAL enable_nestloop TO off;"
-            f" ANALYZE {load};"
             # The groups' rows first, in id order, as every change into a group locks it.
-            f" SELECT FROM {_q(Group._meta.db_table)} WHERE id = ANY(%s) ORDER BY id"
-            " FOR NO KEY UPDATE;"
-            # The stored rows whose entrant is not at the same position any more; then the
-            # others updated in place where they changed, and the new ones inserted.
-            f" DELETE FROM {standings} s WHERE s.group_id = ANY(%s) AND NOT EXISTS"
-            f" (SELECT FROM {load} l WHERE l.group_id = s.group_id"
-            " AND l.entrant_id = s.entrant_id AND l.position = s.position);"
-            f" UPDATE {standings} s SET {changes} FROM {load} l"
-            " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id"
-            f" AND {_changed('s', 'l', changing)};"
-            f" INSERT INTO {standings} ({names_listed}) SELECT {names_listed} FROM {load} l"
-            f" WHERE NOT EXISTS (SELECT FROM {standings} s"
-            " WHERE s.group_id = l.group_id AND s.entrant_id = l.entrant_id);"
+            f"SELECT FROM {_q(Group._meta.db_table)} WHERE id = ANY(%s) ORDER BY id"
+            f" FOR NO KEY UPDATE; {write}"
             f" UPDATE {_q(Group._meta.db_table)} SET standings_at = %s WHERE id = ANY(%s);"
-            f" DROP TABLE {load}; RESET enable_nestloop",
-            [ids, ids, timezone.now(), ids],
+            f" DROP TABLE {load}",
+            [ids, *([changed] if changed else []), timezone.now(), ids],
         )
     pagecache.bump([(pagecache.GROUP, pk) for pk in ids])
     GROUP_STANDINGS.settle_many(seen, started)

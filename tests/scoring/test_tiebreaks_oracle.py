@@ -191,6 +191,48 @@ def test_figures_and_places_are_the_oracles(group, variant, unplayed, scoring, s
                 assert F(numerator, denominator) == getattr(figures, name)
 
 
+def compact(players: list[tb.Player]) -> list[list[tb.Record]]:
+    index = {p.id: i for i, p in enumerate(players)}
+    return [
+        [
+            (
+                -1 if g.opponent is None else index[g.opponent],
+                tb.OUTCOME_CODE[g.outcome],
+                g.played,
+                g.colour is tb.Colour.BLACK,
+            )
+            for g in p.games
+        ]
+        for p in players
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(groups(), st.sampled_from(SCORINGS))
+def test_the_recomputes_fast_path_is_the_general_one(group, scoring):
+    """figure_table's own pass for the rules a recompute uses (classic unplayed games, the
+    target cut) gives every column the general pass gives (and so the oracle's figures)."""
+    players, stage_games = group
+    records = compact(players)
+    ids = [p.id for p in players]
+    fast = tb.figure_table(records, stage_games, ids=ids, scoring=scoring)
+    scale = fast.scale
+    unit = (int(scoring.win * scale), int(scoring.draw * scale), int(scoring.loss * scale))
+    general = tb._general_table(
+        records,
+        stage_games,
+        ids,
+        scale,
+        unit,
+        fast.points,
+        fast.rgp,
+        fast.gms,
+        tb.CutVariant.TARGET,
+        tb.Unplayed.CLASSIC,
+    )
+    assert fast == general
+
+
 @settings(max_examples=100, deadline=None)
 @given(groups(), st.data())
 def test_strict_order_is_the_oracles(group, data):
