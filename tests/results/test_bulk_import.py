@@ -903,3 +903,20 @@ def test_bad_plain_lines_are_each_listed_with_their_line_and_nothing_changes(wor
     assert sorted(messages_by_line(refused(world.users["organizer"], good, group=group))) == [2]
     assert snapshot(group) == before
     assert returned == ([None, None] if set_based else [])
+
+
+def test_codes_with_a_backslash_or_a_tab_are_paired_set_based(world, monkeypatch):
+    """COPY's text escapes a backslash and a tab: a code holding one still finds its game."""
+    td, group = world.users["td"], world.group
+    returned = _spy_set_based(monkeypatch)
+    games = games_of(group)
+    Entrant.objects.filter(pk=games[0].white_id).update(code="W\\N")
+    Entrant.objects.filter(pk=games[0].black_id).update(code="B\tX")
+    text = "\n".join(["white,black,result", "W\\N,B\tX,1-0"])
+    report = import_results(td, group=group, text=text)
+    assert (report.applied, report.results) == (1, 1)
+    assert Game.objects.get(pk=games[0].pk).result == "1-0"
+    assert report.changes[0].white.endswith("(W\\N)")
+    assert [r is not None for r in returned] == (
+        [True] if connection.vendor == "postgresql" else []
+    )
