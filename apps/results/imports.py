@@ -20,8 +20,8 @@ The work comes in three steps, none of them knowing HTTP:
    :class:`~apps.core.models.ResultChange` row per game changed (old and new result),
    which the game's history shows. The standings are marked once per group touched (many
    groups of a stage: one pass over the stage recomputes them, then its ranking). A file
-   of plain lines (codes, results, dates; no score) is applied on PostgreSQL without a line
-   passing through Python (:func:`_apply_plain`): copied into a temporary table and paired
+   of plain lines (codes, results, dates; no score) is applied (or checked, in a dry run)
+   on PostgreSQL without a line passing through Python (:func:`_apply_plain`): copied into a temporary table and paired
    with its games by joins; only a file with a bad line among them is judged line by line,
    which lists every bad line.
 
@@ -1640,6 +1640,11 @@ def apply_lines(
     audit event), a savepoint."""
     with _cycle_collection_paused():
         if dry_run:
+            if connection.vendor == "postgresql" and _all_plain(lines):
+                with transaction.atomic():  # its temporary tables live in a transaction
+                    report = _apply_plain(user, stage, group, lines, file_format, job, dry_run=True)
+                if report is not None:
+                    return report
             scope = _Scope.read(stage, group)
             plan = _judge(scope, lines, lock=False, sink=_Sink(keep=False))
             if plan._problems:
@@ -1840,12 +1845,15 @@ def _apply_plain(
     lines: Lines,
     file_format: str,
     job: int | None,
+    *,
+    dry_run: bool = False,
 ) -> ImportReport | None:
     """:func:`apply_lines` of a file of plain lines (codes, a finished result, a date or
     none; no score) on PostgreSQL, inside its transaction, without a line or a game passing
     through Python: the lines are copied into a temporary table, paired with their games
     by joins, the groups locked, the changes staged from the locked games, then written by
-    one ``UPDATE … FROM`` and one ``INSERT … SELECT`` as :func:`_apply` writes them.
+    one ``UPDATE … FROM`` and one ``INSERT … SELECT`` as :func:`_apply` writes them. A dry
+    run locks nothing and writes nothing: it reports what the staged changes are.
 
     Returns None, having changed nothing (its temporary tables dropped; the groups may
     stay locked), when any line is not a plain good one — an unknown code, no such pairing,
@@ -1919,7 +1927,7 @@ def _apply_plain(
         cursor.execute(
             f"SELECT {col(Group, 'id')}, {col(Group, 'closed_at')} IS NOT NULL FROM {group_table}"
             f" WHERE {col(Group, 'id')} IN (SELECT DISTINCT grp FROM {PLAIN_MATCHED})"
-            f" ORDER BY {col(Group, 'id')} FOR NO KEY UPDATE"
+            f" ORDER BY {col(Group, 'id')}" + ("" if dry_run else " FOR NO KEY UPDATE")
         )
         closed = {group_id for group_id, is_closed in cursor.fetchall() if is_closed}
         # The games as they are now that their groups are locked (no other write changes
@@ -1979,6 +1987,9 @@ def _apply_plain(
                 line, pk, group_number, number, white, black, old, new, finished_on, False
             )
             plan.keep(change)
+        if dry_run:
+            drop()
+            return plan.report(file_format, True)
         require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
         written = ", ".join(
             f"{col(Game, name)} = staged.{STAGED_AS.get(name, name)}"

@@ -816,10 +816,17 @@ def test_plain_lines_set_results_dates_and_leave_the_unchanged_as_line_by_line(
             f"{games[4].white.code},{games[4].black.code},0-1,2025-02-01",  # unchanged
         ]
     )
+    before = snapshot(group)
+    preview = import_results(organizer, stage=world.stage, text=text, dry_run=True)
+    assert snapshot(group) == before and not ResultChange.objects.exists()
+    assert not AuditEvent.objects.filter(action=Action.RESULTS_IMPORTED).exists()
     report = import_results(organizer, stage=world.stage, text=text)
 
     set_based = plain and connection.vendor == "postgresql"
-    assert [r is not None for r in returned] == ([True] if set_based else [])
+    assert [r is not None for r in returned] == ([True, True] if set_based else [])
+    assert preview.dry_run and not report.dry_run
+    assert (preview.applied, preview.results, preview.unchanged) == (3, 2, 2)
+    assert preview.changes == report.changes
     assert (report.applied, report.results, report.unchanged) == (3, 2, 2)
     assert [
         (c.line, c.game_id, c.group_number, c.number, c.old, c.new, c.finished_on, c.scored)
@@ -890,19 +897,20 @@ def test_bad_plain_lines_are_each_listed_with_their_line_and_nothing_changes(wor
     assert "unknown player NOBODY" in messages[3]
     assert "finished already" in messages[4]
     assert "listed twice: also on line 5" in messages[6]
+    assert messages_by_line(refused(td, text, group=group, dry_run=True)) == messages
     assert snapshot(group) == before
     assert not ResultChange.objects.exists()
     assert not AuditEvent.objects.filter(action=Action.RESULTS_IMPORTED).exists()
     # judged line by line after the set-based pass (PostgreSQL) found them
     set_based = connection.vendor == "postgresql"
-    assert returned == ([None] if set_based else [])
+    assert returned == ([None, None] if set_based else [])
 
     # a closed group refuses the lines that would change its games, set-based or not
     Group.objects.filter(pk=group.pk).update(closed_at=timezone.now())
     good = "\n".join(["white,black,result", f"{games[0].white.code},{games[0].black.code},1-0"])
     assert sorted(messages_by_line(refused(world.users["organizer"], good, group=group))) == [2]
     assert snapshot(group) == before
-    assert returned == ([None, None] if set_based else [])
+    assert returned == ([None, None, None] if set_based else [])
 
 
 def test_codes_with_a_backslash_or_a_tab_are_paired_set_based(world, monkeypatch):
