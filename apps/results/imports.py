@@ -21,9 +21,9 @@ The work comes in three steps, none of them knowing HTTP:
    which the game's history shows. The standings are marked once per group touched (many
    groups of a stage: one pass over the stage recomputes them, then its ranking). A file
    of plain lines (codes, results, dates; no score) is applied (or checked, in a dry run)
-   on PostgreSQL without a line passing through Python (:func:`_apply_plain`): copied into a temporary table and paired
-   with its games by joins; only a file with a bad line among them is judged line by line,
-   which lists every bad line.
+   on PostgreSQL without a line passing through Python (:func:`_apply_plain`): copied into
+   a temporary table and paired with its games by joins; only a file with a bad line among
+   them is judged line by line, which lists every bad line.
 
 A file of 500,000 results is held as :class:`Lines` (about 30 bytes a line) and checked in
 chunks: no record per line lives longer than its chunk.
