@@ -43,9 +43,14 @@ class ResultChange(models.Model):
     import only added a score or a finish date). Written by COPY, hundreds of thousands at
     once, instead of an audit event per game; a game's history reads them (by ``game_id``)
     as the changes they are (``apps.core.audit.result_change_events``). Ids, not foreign
-    keys, as the events' own."""
+    keys, as the events' own. The event's key has no constraint in the database: the rows
+    are written with their event, in its transaction, and checking the key of half a million
+    rows at the commit took seconds; a deleted event still takes its rows along (Django's
+    cascade)."""
 
-    event = models.ForeignKey(AuditEvent, on_delete=models.CASCADE, related_name="result_changes")
+    event = models.ForeignKey(
+        AuditEvent, on_delete=models.CASCADE, related_name="result_changes", db_constraint=False
+    )
     game_id = models.BigIntegerField(db_index=True)
     group_id = models.BigIntegerField()
     old = models.CharField(max_length=8, blank=True)

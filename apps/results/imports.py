@@ -19,7 +19,11 @@ The work comes in three steps, none of them knowing HTTP:
    ``INSERT … SELECT`` the audit: one ``results.imported`` event sums the import up, with a
    :class:`~apps.core.models.ResultChange` row per game changed (old and new result),
    which the game's history shows. The standings are marked once per group touched (many
-   groups of a stage: one pass over the stage recomputes them, then its ranking).
+   groups of a stage: one pass over the stage recomputes them, then its ranking). A file
+   of plain lines (codes, results, dates; no score) is applied (or checked, in a dry run)
+   on PostgreSQL without a line passing through Python (:func:`_apply_plain`): copied into
+   a temporary table and paired with its games by joins; only a file with a bad line among
+   them is judged line by line, which lists every bad line.
 
 A file of 500,000 results is held as :class:`Lines` (about 30 bytes a line) and checked in
 chunks: no record per line lives longer than its chunk.
@@ -1636,12 +1640,21 @@ def apply_lines(
     audit event), a savepoint."""
     with _cycle_collection_paused():
         if dry_run:
+            if connection.vendor == "postgresql" and _all_plain(lines):
+                with transaction.atomic():  # its temporary tables live in a transaction
+                    report = _apply_plain(user, stage, group, lines, file_format, job, dry_run=True)
+                if report is not None:
+                    return report
             scope = _Scope.read(stage, group)
             plan = _judge(scope, lines, lock=False, sink=_Sink(keep=False))
             if plan._problems:
                 raise _bad_lines(plan.problems)
             return plan.report(file_format, True)
         with transaction.atomic():
+            if connection.vendor == "postgresql" and _all_plain(lines):
+                report = _apply_plain(user, stage, group, lines, file_format, job)
+                if report is not None:
+                    return report
             scope = _Scope.read(stage, group)
             sink = _Sink(keep=True)
             plan = _judge(scope, lines, lock=True, sink=sink)
@@ -1690,7 +1703,6 @@ def _apply(
     event with its per-game rows, the standings marks of the groups whose results changed.
     On PostgreSQL the games by one ``UPDATE … FROM`` the staged table and the audit's rows
     by one ``INSERT … SELECT`` from it: no change passes through Python again."""
-    entered_groups = sorted(plan.entered_groups)
     if sink.staged:
         quote = connection.ops.quote_name
         table = quote(Game._meta.db_table)
@@ -1733,8 +1745,15 @@ def _apply(
             job,
             changes=[(pk, group_id, old, new) for pk, group_id, old, new, *_v in rows],
         )
-    # Reports of the games that got their results close; the players hear of them (one
-    # digest each, after the commit).
+    _after_apply(user, scope, plan, event)
+
+
+def _after_apply(user: Actor | None, scope: _Scope, plan: _Plan, event: AuditEvent) -> None:
+    """What follows writing an import's changes: the reports of the games that got their
+    results close; the players hear of them (one digest each, after the commit); the
+    standings of the groups whose results changed are marked (one pass over the stage
+    recomputes them); the change is announced."""
+    entered_groups = sorted(plan.entered_groups)
     settle_reports(user, IMPORT, group_ids=entered_groups)
     tell_players_of_import(event)
     schedule_recomputes(entered_groups)
@@ -1761,3 +1780,240 @@ def _audit(
         job=job,
         **changes,
     )
+
+
+# ---------------------------------------------------------------------------
+# Applying a file of plain lines on PostgreSQL: set-based
+# ---------------------------------------------------------------------------
+
+# The temporary tables of :func:`_apply_plain`: the lines, the scope's codes, the lines
+# paired with their games, the changes.
+PLAIN_LINES = "_import_lines"
+PLAIN_CODES = "_import_codes"
+PLAIN_MATCHED = "_import_matched"
+PLAIN_STAGED = "_import_staged"
+# Characters COPY's text format escapes (a code holding one is copied by write_row).
+_COPY_SPECIAL = re.compile(r"[\\\t\n\r]")
+
+
+def _all_plain(lines: Lines) -> bool:
+    """Whether every line names its players by code and has no score, no problem and a
+    result code (what :meth:`Lines.add` takes)."""
+    return not lines._extras and not any(lines._by_name)
+
+
+def _copy_lines(cursor, lines: Lines) -> None:
+    """The lines into PLAIN_LINES (line, white, black, result, finished_on), as COPY's text,
+    written a chunk at a time (no value passes through an adapter)."""
+    names = "line, white, black, result, finished_on"
+    numbers, whites, blacks = lines._numbers, lines._whites, lines._blacks
+    results, dates = lines._results, lines._dates
+    days: dict[int, str] = {0: "\\N"}
+    with cursor.copy(f"COPY {PLAIN_LINES} ({names}) FROM STDIN") as copy:
+        if any(_COPY_SPECIAL.search(code) for code in lines._kept):
+            for index in range(len(numbers)):
+                day = dates[index]
+                copy.write_row(
+                    (
+                        numbers[index],
+                        whites[index],
+                        blacks[index],
+                        RESULT_CODES[results[index]],
+                        date.fromordinal(day) if day else None,
+                    )
+                )
+            return
+        for start in range(0, len(numbers), ARRAY_CHUNK):
+            end = min(start + ARRAY_CHUNK, len(numbers))
+            text = []
+            for index in range(start, end):
+                day = dates[index]
+                shown = days.get(day)
+                if shown is None:
+                    shown = days[day] = date.fromordinal(day).isoformat()
+                text.append(
+                    f"{numbers[index]}\t{whites[index]}\t{blacks[index]}\t"
+                    f"{RESULT_CODES[results[index]]}\t{shown}\n"
+                )
+            copy.write("".join(text))
+
+
+def _apply_plain(
+    user: Actor | None,
+    stage: Stage,
+    group: Group | None,
+    lines: Lines,
+    file_format: str,
+    job: int | None,
+    *,
+    dry_run: bool = False,
+) -> ImportReport | None:
+    """:func:`apply_lines` of a file of plain lines (codes, a finished result, a date or
+    none; no score) on PostgreSQL, inside its transaction, without a line or a game passing
+    through Python: the lines are copied into a temporary table, paired with their games
+    by joins, the groups locked, the changes staged from the locked games, then written by
+    one ``UPDATE … FROM`` and one ``INSERT … SELECT`` as :func:`_apply` writes them. A dry
+    run locks nothing and writes nothing: it reports what the staged changes are.
+
+    Returns None, having changed nothing (its temporary tables dropped; the groups may
+    stay locked), when any line is not a plain good one — an unknown code, no such pairing,
+    a game listed twice, a pairing with two games, a result other than the game's, a
+    closed group: the lines are then judged one by one (:func:`_judge`), which says what
+    is wrong with each."""
+    quote = connection.ops.quote_name
+    game_table, group_table = quote(Game._meta.db_table), quote(Group._meta.db_table)
+    seat_table = quote(Seat._meta.db_table)
+    entrant_model = Seat._meta.get_field("entrant").related_model
+    entrant_table = quote(entrant_model._meta.db_table)  # type: ignore[union-attr]
+
+    def col(model: type[models.Model], name: str) -> str:
+        return quote(column_of(field_of(model, name)))
+
+    g_id, g_group, g_white, g_black = (col(Game, n) for n in ("id", "group", "white", "black"))
+    g_result, g_version = col(Game, "result"), col(Game, "version")
+    g_finished, g_adjudicated, g_updated = (
+        col(Game, n) for n in ("finished_on", "adjudicated", "updated_at")
+    )
+    if group is not None:
+        seats_where, games_where = f"s.{col(Seat, 'group')} = %s", f"g.{g_group} = %s"
+        scope_id = group.pk
+    else:
+        seats_where = f"s.{col(Seat, 'stage')} = %s"
+        games_where = (
+            f"g.{g_group} IN (SELECT {col(Group, 'id')} FROM {group_table}"
+            f" WHERE {col(Group, 'stage')} = %s)"
+        )
+        scope_id = stage.pk
+    with connection.cursor() as cursor:
+
+        def drop() -> None:
+            tables = ", ".join((PLAIN_LINES, PLAIN_CODES, PLAIN_MATCHED, PLAIN_STAGED))
+            cursor.execute(f"DROP TABLE IF EXISTS {tables}")
+
+        drop()
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {PLAIN_LINES} (line bigint, white text, black text,"
+            " result text, finished_on date) ON COMMIT DROP"
+        )
+        _copy_lines(cursor, lines)
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {PLAIN_CODES} ON COMMIT DROP AS"
+            f" SELECT e.{col(entrant_model, 'code')} AS code, s.{col(Seat, 'entrant')} AS entrant"
+            f" FROM {seat_table} s JOIN {entrant_table} e"
+            f" ON e.{col(entrant_model, 'id')} = s.{col(Seat, 'entrant')} WHERE {seats_where}",
+            [scope_id],
+        )
+        # Each line with its game (inner joins: a line without one is missed, and counted).
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {PLAIN_MATCHED} ON COMMIT DROP AS"
+            f" SELECT l.line, l.result, l.finished_on, g.{g_id} AS game, g.{g_group} AS grp"
+            f" FROM {PLAIN_LINES} l JOIN {PLAIN_CODES} w ON w.code = l.white"
+            f" JOIN {PLAIN_CODES} b ON b.code = l.black"
+            f" JOIN {game_table} g ON g.{g_white} = w.entrant AND g.{g_black} = b.entrant"
+            f" WHERE {games_where}",
+            [scope_id],
+        )
+        cursor.execute(
+            f"SELECT count(*), count(DISTINCT line), count(DISTINCT game) FROM {PLAIN_MATCHED}"
+        )
+        matched, paired_lines, games = cursor.fetchone()
+        # Every line paired with one game of its own (none missing, listed twice, or with
+        # two games of the same pairing).
+        if not (matched == paired_lines == games == len(lines)):
+            drop()
+            return None
+        # The groups first, then their games (the lock order: apps.core.locking); a group
+        # closed meanwhile refuses its lines.
+        cursor.execute(
+            f"SELECT {col(Group, 'id')}, {col(Group, 'closed_at')} IS NOT NULL FROM {group_table}"
+            f" WHERE {col(Group, 'id')} IN (SELECT DISTINCT grp FROM {PLAIN_MATCHED})"
+            f" ORDER BY {col(Group, 'id')}" + ("" if dry_run else " FOR NO KEY UPDATE")
+        )
+        closed = {group_id for group_id, is_closed in cursor.fetchall() if is_closed}
+        # The games as they are now that their groups are locked (no other write changes
+        # them: every write into a group locks it first). A finished game keeps its result
+        # and when it was entered; a finish date the game lacks (or another one) is stored.
+        new_date = f"m.finished_on IS NOT NULL AND m.finished_on IS DISTINCT FROM g.{g_finished}"
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {PLAIN_STAGED} ON COMMIT DROP AS"
+            f" SELECT g.{g_id} AS id, g.{g_group} AS group_id, g.{g_result} AS old,"
+            " m.result AS new, m.line,"
+            f" CASE WHEN g.{g_result} = '' THEN false ELSE g.{g_adjudicated} END AS adjudicated,"
+            f" g.{g_version} + 1 AS version,"
+            f" CASE WHEN g.{g_result} = '' THEN %s ELSE g.{g_updated} END AS updated_at,"
+            f" CASE WHEN {new_date} THEN m.finished_on ELSE g.{g_finished} END AS finished_on"
+            f" FROM {PLAIN_MATCHED} m JOIN {game_table} g ON g.{g_id} = m.game"
+            f" WHERE g.{g_result} = '' OR (g.{g_result} = m.result AND {new_date})",
+            [timezone.now()],
+        )
+        applied = cursor.rowcount
+        cursor.execute(
+            f"SELECT count(*) FROM {PLAIN_MATCHED} m JOIN {game_table} g ON g.{g_id} = m.game"
+            f" WHERE g.{g_result} <> '' AND g.{g_result} <> m.result"
+        )
+        (conflicts,) = cursor.fetchone()
+        cursor.execute(f"SELECT group_id, old = '' FROM {PLAIN_STAGED} GROUP BY 1, 2")
+        changed = cursor.fetchall()
+        if conflicts or any(group_id in closed for group_id, _entered in changed):
+            drop()
+            return None
+        plan = _Plan()
+        plan.applied = applied
+        plan.unchanged = len(lines) - applied
+        plan.groups = {group_id for group_id, _entered in changed}
+        plan.entered_groups = {group_id for group_id, entered in changed if entered}
+        if plan.entered_groups:
+            cursor.execute(f"SELECT count(*) FROM {PLAIN_STAGED} WHERE old = ''")
+            (plan.results,) = cursor.fetchone()
+        # The first changes, for the report.
+        cursor.execute(
+            f"SELECT s.line, s.id, gr.{col(Group, 'number')}, g.{col(Game, 'number')},"
+            f" we.{col(entrant_model, 'name')}, we.{col(entrant_model, 'code')},"
+            f" be.{col(entrant_model, 'name')}, be.{col(entrant_model, 'code')},"
+            " s.old, s.new, s.finished_on"
+            f" FROM (SELECT * FROM {PLAIN_STAGED} ORDER BY line LIMIT %s) s"
+            f" JOIN {game_table} g ON g.{g_id} = s.id"
+            f" JOIN {group_table} gr ON gr.{col(Group, 'id')} = s.group_id"
+            f" JOIN {entrant_table} we ON we.{col(entrant_model, 'id')} = g.{g_white}"
+            f" JOIN {entrant_table} be ON be.{col(entrant_model, 'id')} = g.{g_black}"
+            " ORDER BY s.line",
+            [PREVIEW_ROWS],
+        )
+        for row in cursor.fetchall():
+            line, pk, group_number, number, white_name, white_code = row[:6]
+            black_name, black_code, old, new, finished_on = row[6:]
+            white, black = f"{white_name} ({white_code})", f"{black_name} ({black_code})"
+            change = Change(
+                line, pk, group_number, number, white, black, old, new, finished_on, False
+            )
+            plan.keep(change)
+        if dry_run:
+            drop()
+            return plan.report(file_format, True)
+        require_in_play(Stage.objects.only("id", "status").get(pk=stage.pk))
+        written = ", ".join(
+            f"{col(Game, name)} = staged.{STAGED_AS.get(name, name)}"
+            for name in WRITTEN
+            if name != "pgn"  # a plain line brings no score
+        )
+        cursor.execute(f"ANALYZE {PLAIN_STAGED}")
+        cursor.execute(
+            f"UPDATE {game_table} AS target SET {written} FROM {PLAIN_STAGED} AS staged"
+            f" WHERE target.{g_id} = staged.id AND target.{g_version} = staged.version - 1"
+        )
+        if cursor.rowcount != applied:  # cannot be, with the groups locked; as _apply says
+            raise ActionError(
+                ErrorCode.CONFLICT,
+                _(
+                    "Some of the games changed while the file was being imported; nothing "
+                    "was imported. Import the file again."
+                ),
+            )
+    scope = _Scope(stage, group)
+    changes_select = f"SELECT id, group_id, old, new FROM {PLAIN_STAGED}"
+    event = _audit(user, scope, plan, file_format, job, changes_select=changes_select)
+    with connection.cursor() as cursor:
+        drop_tables = ", ".join((PLAIN_LINES, PLAIN_CODES, PLAIN_MATCHED, PLAIN_STAGED))
+        cursor.execute(f"DROP TABLE {drop_tables}")
+    _after_apply(user, scope, plan, event)
+    return plan.report(file_format, False)

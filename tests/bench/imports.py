@@ -14,7 +14,8 @@ own, not part of "the results stored").
 RUNS imports (BENCH_IMPORT_RUNS, default 3) run on one drawn stage: before each, every game
 is in progress again and the stored standings and ranking are gone. Min and median are
 printed. BENCH_ENTRANTS sets the size (e.g. 20000 while developing: 100,000 results);
-BENCH_DATABASE the database (tests/bench/app.py).
+BENCH_DATABASE the database (tests/bench/app.py); BENCH_SQL_LOG=1 has the job's process
+print its statements of 50 ms or more (on stderr).
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ def _run_job(job_id: int) -> dict:
     )
     if done.returncode != 0:
         raise RuntimeError(f"the import job's process failed:\n{done.stderr[-4000:]}")
+    if os.environ.get("BENCH_SQL_LOG"):
+        sys.stderr.write(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -180,6 +183,8 @@ def child(job_id: int) -> None:
     from apps.standings.models import RankingMark, StandingsMark
 
     queued: dict[str, list[float]] = {}
+    outer: list[float] = []  # the tasks queued by the import itself (a task's own in its time)
+    depth = [0]
     import_peak: list[float] = []
     names = (GROUP_STANDINGS.task, GROUP_STANDINGS.batch_task, STAGE_RANKING.task)
     for name in names:
@@ -188,11 +193,30 @@ def child(job_id: int) -> None:
         def timed(*args, _run=task.apply_async, _name=name, **kwargs):
             if not queued:  # the import is done: its process's peak so far
                 import_peak.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-            result, seconds = _timed(lambda: _run(*args, **kwargs))
+            depth[0] += 1
+            try:
+                result, seconds = _timed(lambda: _run(*args, **kwargs))
+            finally:
+                depth[0] -= 1
             queued.setdefault(_name.rsplit(".", 1)[-1], []).append(seconds)
+            if not depth[0]:
+                outer.append(seconds)
             return result
 
         task.apply_async = timed  # type: ignore[method-assign]
+    if os.environ.get("BENCH_SQL_LOG"):  # the statements of 50 ms or more, to stderr
+        from django.db import connection
+
+        def log(execute, sql, params, many, context):
+            start = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                took = time.perf_counter() - start
+                if took > 0.05:
+                    print(f"{took:7.3f} {sql[:160]}", file=sys.stderr)
+
+        connection.execute_wrappers.append(log)
     digests = []
     with mock.patch("apps.notifications.tasks.results_imported.delay", digests.append):
         status, seconds = _timed(lambda: import_jobs.run_import(job_id))
@@ -205,6 +229,7 @@ def child(job_id: int) -> None:
                 "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "import_maxrss_mb": import_peak[0] if import_peak else None,
                 "tasks": queued,
+                "tasks_seconds": sum(outer),
                 "digests": len(digests),
                 "applied": (job.result or {}).get("applied"),
                 "error": job.error,
@@ -260,6 +285,8 @@ def run() -> list[tuple[str, float, str]]:
     tasks = ", ".join(
         f"{name} ×{len(took)} ({sum(took):.1f} s)" for name, took in best["tasks"].items()
     )
+    # The import alone: starting the job, reading, checking, applying, committing.
+    alone = [seconds - done["tasks_seconds"] for seconds, done in runs]
     return [
         (f"  set up: draw a stage of {len(rows):,} games", drawn, "entrants, draw (app steps)"),
         (
@@ -282,9 +309,17 @@ def run() -> list[tuple[str, float, str]]:
             f"({import_peak * 1024 * 1024 / len(rows):,.0f} bytes a result)",
         ),
         (
+            "  of which the import alone (start, read, check, apply, commit)",
+            min(alone),
+            f"min of {RUNS}; median {statistics.median(alone):.1f} s; ratio to the floor min "
+            f"{min(a / f for a, f in zip(alone, floors, strict=True)):.1f}× / median "
+            f"{statistics.median(a / f for a, f in zip(alone, floors, strict=True)):.1f}×",
+        ),
+        (
             "  of which the standings tasks (best run)",
-            sum(sum(took) for took in best["tasks"].values()),
-            f"queued: {tasks}; {best['digests']} digest task(s) queued (not run)",
+            best["tasks_seconds"],
+            f"queued: {tasks} (the ranking inside the stage pass); {best['digests']} digest "
+            "task(s) queued (not run)",
         ),
     ]
 

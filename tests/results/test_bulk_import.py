@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
@@ -738,19 +739,25 @@ def test_the_game_page_and_the_api_show_the_result_an_import_set(world, client):
 
 
 @pytest.mark.postgres
-def test_a_game_changed_behind_the_import_s_back_refuses_the_whole_file(world, monkeypatch):
+@pytest.mark.parametrize("plain", [True, False], ids=["set-based", "line by line"])
+def test_a_game_changed_behind_the_import_s_back_refuses_the_whole_file(world, monkeypatch, plain):
     """The games are read, not locked (their groups are): a write that changed one anyway,
     breaking the lock order, is caught by the versions the UPDATE checks — nothing is
-    imported."""
+    imported. The same for a file of plain lines (set-based) and one judged line by line."""
     td, group = world.users["td"], world.group
     games = games_of(group)
-    write = imports._Sink.write
+    check_stage = imports.require_in_play
+    checks = []
 
-    def write_then_change(self, rows):
-        write(self, rows)
-        Game.objects.filter(pk=games[1].pk).update(version=7)
+    def change_then_check(stage):
+        checks.append(stage)
+        if len(checks) == 2:  # the last check before the writing: the changes are staged
+            Game.objects.filter(pk=games[1].pk).update(version=7)
+        check_stage(stage)
 
-    monkeypatch.setattr(imports._Sink, "write", write_then_change)
+    monkeypatch.setattr(imports, "require_in_play", change_then_check)
+    if not plain:
+        monkeypatch.setattr(imports, "_all_plain", lambda lines: False)
     before = snapshot(group)
     with pytest.raises(ActionError) as refused:
         import_results(td, group=group, text=csv_file(line(games[0], "1-0"), line(games[1], "0-1")))
@@ -758,3 +765,166 @@ def test_a_game_changed_behind_the_import_s_back_refuses_the_whole_file(world, m
     assert "nothing was imported" in refused.value.message
     assert snapshot(group) == before
     assert not ResultChange.objects.exists()
+
+
+# ---------------------------------------------------------------------------
+# A file of plain lines on PostgreSQL: applied set-based, or judged line by line
+# ---------------------------------------------------------------------------
+
+
+def _spy_set_based(monkeypatch) -> list:
+    """What each set-based application returned (a report, or None: judged line by line)."""
+    returned: list = []
+    apply_plain = imports._apply_plain
+
+    def spy(*args, **kwargs):
+        returned.append(apply_plain(*args, **kwargs))
+        return returned[-1]
+
+    monkeypatch.setattr(imports, "_apply_plain", spy)
+    return returned
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["set-based", "line by line"])
+def test_plain_lines_set_results_dates_and_leave_the_unchanged_as_line_by_line(
+    world, monkeypatch, plain
+):
+    """A stage's file of plain lines (codes, results, dates; no score) does the same set-based
+    (PostgreSQL) as judged line by line: new results entered, a finished game given a
+    finish date (its result and when it was entered kept), games finished with the same
+    result unchanged; the report, the games, one event and its ResultChange rows."""
+    organizer, group = world.users["organizer"], world.group
+    returned = _spy_set_based(monkeypatch)
+    if not plain:
+        monkeypatch.setattr(imports, "_all_plain", lambda lines: False)
+    games = games_of(group)
+    entered_at = timezone.now().replace(microsecond=0)
+    for game, result, day in ((games[2], "1/2-1/2", None), (games[3], "1-0", None)):
+        Game.objects.filter(pk=game.pk).update(
+            result=result, version=1, updated_at=entered_at, adjudicated=True, finished_on=day
+        )
+    Game.objects.filter(pk=games[4].pk).update(
+        result="0-1", version=1, updated_at=entered_at, finished_on=date(2025, 2, 1)
+    )
+    text = "\n".join(
+        [
+            "white,black,result,date",
+            f"{games[0].white.code},{games[0].black.code},1-0,2025-03-01",
+            f"{games[1].white.code},{games[1].black.code},0-1,",
+            f"{games[2].white.code},{games[2].black.code},1/2-1/2,",  # unchanged
+            f"{games[3].white.code},{games[3].black.code},1-0,2025-03-04",  # a date only
+            f"{games[4].white.code},{games[4].black.code},0-1,2025-02-01",  # unchanged
+        ]
+    )
+    before = snapshot(group)
+    preview = import_results(organizer, stage=world.stage, text=text, dry_run=True)
+    assert snapshot(group) == before and not ResultChange.objects.exists()
+    assert not AuditEvent.objects.filter(action=Action.RESULTS_IMPORTED).exists()
+    report = import_results(organizer, stage=world.stage, text=text)
+
+    set_based = plain and connection.vendor == "postgresql"
+    assert [r is not None for r in returned] == ([True, True] if set_based else [])
+    assert preview.dry_run and not report.dry_run
+    assert (preview.applied, preview.results, preview.unchanged) == (3, 2, 2)
+    assert preview.changes == report.changes
+    assert (report.applied, report.results, report.unchanged) == (3, 2, 2)
+    assert [
+        (c.line, c.game_id, c.group_number, c.number, c.old, c.new, c.finished_on, c.scored)
+        for c in report.changes
+    ] == [
+        (2, games[0].pk, group.number, games[0].number, "", "1-0", date(2025, 3, 1), False),
+        (3, games[1].pk, group.number, games[1].number, "", "0-1", None, False),
+        (5, games[3].pk, group.number, games[3].number, "1-0", "1-0", date(2025, 3, 4), False),
+    ]
+    first = report.changes[0]
+    assert (first.white, first.black) == (
+        f"{games[0].white.name} ({games[0].white.code})",
+        f"{games[0].black.name} ({games[0].black.code})",
+    )
+    stored = {g.pk: g for g in games_of(group)}
+    assert [
+        (stored[g.pk].result, stored[g.pk].version, stored[g.pk].finished_on, stored[g.pk].pgn)
+        for g in games[:5]
+    ] == [
+        ("1-0", 1, date(2025, 3, 1), ""),
+        ("0-1", 1, None, ""),
+        ("1/2-1/2", 1, None, ""),
+        ("1-0", 2, date(2025, 3, 4), ""),
+        ("0-1", 1, date(2025, 2, 1), ""),
+    ]
+    assert not stored[games[0].pk].adjudicated and stored[games[0].pk].updated_at > entered_at
+    assert stored[games[3].pk].adjudicated and stored[games[3].pk].updated_at == entered_at
+    event = AuditEvent.objects.get(action=Action.RESULTS_IMPORTED)
+    assert (event.data["entered"], event.data["scored"], event.data["unchanged"]) == (2, 1, 2)
+    assert event.stage_id == world.stage.pk and event.group_id is None
+    assert sorted(
+        ResultChange.objects.values_list("event_id", "game_id", "group_id", "old", "new")
+    ) == sorted(
+        [
+            (event.pk, games[0].pk, group.pk, "", "1-0"),
+            (event.pk, games[1].pk, group.pk, "", "0-1"),
+            (event.pk, games[3].pk, group.pk, "1-0", "1-0"),
+        ]
+    )
+    history = game_history(stored[games[0].pk])
+    assert [(c.what, c.old, c.new) for c in history] == [
+        ("imported", result_label(""), result_label("1-0"))
+    ]
+
+
+def test_bad_plain_lines_are_each_listed_with_their_line_and_nothing_changes(world, monkeypatch):
+    """Plain lines that are not all good (an unknown code, a game finished with another
+    result, a game listed twice, a closed group's game) are judged line by line, each bad
+    one listed with its line; nothing is written."""
+    td, group = world.users["td"], world.group
+    returned = _spy_set_based(monkeypatch)
+    games = games_of(group)
+    Game.objects.filter(pk=games[2].pk).update(result="0-1", version=1)
+    text = "\n".join(
+        [
+            "white,black,result",
+            f"{games[0].white.code},{games[0].black.code},1-0",  # good
+            f"NOBODY,{games[1].black.code},1-0",
+            f"{games[2].white.code},{games[2].black.code},1-0",  # finished with 0-1
+            f"{games[3].white.code},{games[3].black.code},1-0",
+            f"{games[3].white.code},{games[3].black.code},0-1",  # listed twice
+        ]
+    )
+    before = snapshot(group)
+    error = refused(td, text, group=group)
+    messages = messages_by_line(error)
+    assert sorted(messages) == [3, 4, 6]
+    assert "unknown player NOBODY" in messages[3]
+    assert "finished already" in messages[4]
+    assert "listed twice: also on line 5" in messages[6]
+    assert messages_by_line(refused(td, text, group=group, dry_run=True)) == messages
+    assert snapshot(group) == before
+    assert not ResultChange.objects.exists()
+    assert not AuditEvent.objects.filter(action=Action.RESULTS_IMPORTED).exists()
+    # judged line by line after the set-based pass (PostgreSQL) found them
+    set_based = connection.vendor == "postgresql"
+    assert returned == ([None, None] if set_based else [])
+
+    # a closed group refuses the lines that would change its games, set-based or not
+    Group.objects.filter(pk=group.pk).update(closed_at=timezone.now())
+    good = "\n".join(["white,black,result", f"{games[0].white.code},{games[0].black.code},1-0"])
+    assert sorted(messages_by_line(refused(world.users["organizer"], good, group=group))) == [2]
+    assert snapshot(group) == before
+    assert returned == ([None, None, None] if set_based else [])
+
+
+def test_codes_with_a_backslash_or_a_tab_are_paired_set_based(world, monkeypatch):
+    """COPY's text escapes a backslash and a tab: a code holding one still finds its game."""
+    td, group = world.users["td"], world.group
+    returned = _spy_set_based(monkeypatch)
+    games = games_of(group)
+    Entrant.objects.filter(pk=games[0].white_id).update(code="W\\N")
+    Entrant.objects.filter(pk=games[0].black_id).update(code="B\tX")
+    text = "\n".join(["white,black,result", "W\\N,B\tX,1-0"])
+    report = import_results(td, group=group, text=text)
+    assert (report.applied, report.results) == (1, 1)
+    assert Game.objects.get(pk=games[0].pk).result == "1-0"
+    assert report.changes[0].white.endswith("(W\\N)")
+    assert [r is not None for r in returned] == (
+        [True] if connection.vendor == "postgresql" else []
+    )
