@@ -12,7 +12,7 @@ groups of about N/2, a few and N/2 players, so the brackets' matchings are the l
 round has (dense graphs of ~N/2 vertices, the transposition tie-break ~N/2 digits long); later
 rounds split the field into more, smaller groups.  Measured per round on a 300-player
 tournament of bbpPairings' own generator (rounds 2-9, see docs/swiss.md), round 2 was our
-slowest and our worst ratio to bbpPairings (bbpPairings' own slowest are the last rounds).
+slowest and our worst ratio to bbpPairings (whose time hardly depends on the round).
 
 **The floor.**  With ``BENCH_BBP=/path/to/bbpPairings.exe`` each field size is paired by both
 engines, alternating, ``BENCH_SWISS_REPEAT`` times (default 3): the figure is our minimum CPU
