@@ -404,8 +404,9 @@ def _bits(value: int) -> int:
 
 def _pack(
     edge_fields: Mapping[tuple[int, int], list[int]], field_count: int, vertex_count: int
-) -> list[tuple[int, int, int]]:
-    """Edges {(i, j): benefits high->low} to (i, j, weight) with no field overflowing."""
+) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """Edges {(i, j): benefits high->low} to (i, j, weight) with no field overflowing, and
+    each field's offset (no matching's sum of the fields below one carries into it)."""
     pairs_max = vertex_count // 2 + 1
     maxima = [0] * field_count
     for values in edge_fields.values():
@@ -418,21 +419,29 @@ def _pack(
     for f in range(field_count - 1, -1, -1):
         offsets[f] = offset
         offset += widths[f]
+    # The fields above the last one are packed into a short integer first, shifted past the
+    # (long) last field once: one long operation per edge instead of one per field.
+    last = field_count - 1
+    low = widths[last]
+    high_fields = [(f, offsets[f] - low) for f in range(last)]
     edges = []
     for (i, j), values in edge_fields.items():
-        weight = 0
-        for f, value in enumerate(values):
+        high = 0
+        for f, shift in high_fields:
+            value = values[f]
             if value:
-                weight |= value << offsets[f]
+                high |= value << shift
+        weight = (high << low) | values[last] if high else values[last]
         if weight > 0:
             edges.append((i, j, weight))
-    return edges
+    return edges, offsets
 
 
 QUALITY = 18  # F0 completion, C6, C7 (PSD), C8 pairs, C8 scores, C9, C10..C21 (12)
 MDP_ORDER = 2  # which MDPs are paired (lowest BSNs), their opponents (transpositions of S2)
 REMAINDER_ORDER = 5  # exchanges: count, BSN sums, highest moved out, lowest moved in; S2 order
 ONE_POINT = 2  # in half-points
+LONG_TIE_BREAK = 64  # bits: order fields this wide are solved for apart (see _Bracket.solve)
 
 
 def _levels(values: Iterable[int]) -> dict[int, int]:
@@ -568,7 +577,14 @@ class _Bracket:
             for v, fields in self.bye_fields.items():
                 if v in index:
                     table[(index[v], len(vertices))] = fields + empty
-        mate = max_weight_matching(count, _pack(table, QUALITY + order_count, count))
+        edges, offsets = _pack(table, QUALITY + order_count, count)
+        # The generation order only breaks ties among the pairings best on quality (its last
+        # field, the transposition order, is ~N digits of base ~N for N players): solved on
+        # the quality fields first (short integers, many ties, which the matching takes many
+        # at a time), then with the order on the edges that can be in a matching optimal on
+        # quality (each step exact: the same matching, far less work).
+        low = offsets[QUALITY - 1]
+        mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
         result: dict[int, int] = {}
         for v in vertices:
             m = mate[index[v]]
@@ -684,12 +700,13 @@ def _remainder_order(
     size = len(remainder)
     bsn = {v: k + 1 for k, v in enumerate(remainder)}
     span = size + 2
+    powers = [span ** (size - u) for u in range(size + 1)]
     order: dict[tuple[int, int], list[int]] = {}
     for edge in problem.fields:
         a, b = edge
         if a in bsn and b in bsn:
             u, w = bsn[a], bsn[b]  # u < w: a ranks above b and is the one in (exchanged) S1
-            transposition = span ** (size - u) * (span - 1 - w)
+            transposition = powers[u] * (span - 1 - w)
             if u <= pairs:  # stays in S1 (the highest BSNs should leave it)
                 order[edge] = [1, span - u, 2**pairs - 2 ** (u - 1), 0, transposition]
             else:  # moved from S2 into S1 (the lowest BSNs should)

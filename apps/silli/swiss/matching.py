@@ -21,17 +21,47 @@ from collections.abc import Iterator, Sequence
 __all__ = ["max_weight_matching", "max_cardinality_matching", "has_perfect_matching"]
 
 
-def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]) -> list[int]:
+def max_weight_matching(
+    vertex_count: int, edges: Sequence[tuple[int, int, int]], low_bits: int | Sequence[int] = 0
+) -> list[int]:
     """A matching of greatest total weight: ``mate[v]`` is v's partner, or -1.
 
     ``edges`` are ``(i, j, weight)`` with ``0 <= i, j < vertex_count``, ``i != j`` and integer
     weights; at most one edge per pair of vertices.  Edges of weight <= 0 never help and may
     be left out by the caller.
+
+    ``low_bits``: the caller's promise that the lowest ``low_bits`` bits of the weights only
+    break ties (no matching's total of them reaches ``2**low_bits``, so they never carry into
+    the bits above).  The matching is then solved in two steps, each exact: first on the high
+    parts alone (``weight >> low_bits``, short integers), which gives an optimal dual solution;
+    an edge whose reduced cost under it is not zero is in no matching that is optimal on the
+    high parts (complementary slackness), so in none optimal on the whole weights either; the
+    whole weights are then solved on the remaining (tight) edges only.  Same optimum, found on
+    far fewer edges and shorter integers when the low part is a long tie-break field.  A
+    sequence of such promises (decreasing) is a chain of steps, each on the edges the one
+    before kept: the coarse steps have many ties, which the algorithm takes many at a time.
     """
+    levels = [low_bits] if isinstance(low_bits, int) else list(low_bits)
+    for bits in levels:
+        if bits <= 0 or not edges:
+            continue
+        high = [(i, j, w >> bits) for i, j, w in edges]
+        _mate, tight = _blossom(vertex_count, high, True)
+        if tight is not None:  # (None: not a dual solution after all; cannot happen)
+            edges = [edge for edge, keep in zip(edges, tight, strict=True) if keep]
+    return _blossom(vertex_count, edges, False)[0]
+
+
+def _blossom(
+    vertex_count: int, edges: Sequence[tuple[int, int, int]], want_tight: bool
+) -> tuple[list[int], list[bool] | None]:
+    """The matching (``mate``), and with ``want_tight`` which edges have a zero reduced cost
+    under the optimal dual solution the algorithm ends with (vertex and blossom duals); None
+    if some reduced cost came out negative (no dual solution: a bug, never seen)."""
     n = vertex_count
     mate_vertex = [-1] * n
     if n == 0 or not edges:
-        return mate_vertex
+        return mate_vertex, [True] * len(edges)
     # Doubling keeps every dual variable and every slack an even integer.
     ends: list[int] = []
     weight: list[int] = []
@@ -48,6 +78,10 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
     for k in range(edge_count):
         neighbours[ends[2 * k]].append(2 * k + 1)
         neighbours[ends[2 * k + 1]].append(2 * k)
+    # The same, as (edge end, its vertex, edge) triples: what the scan reads.
+    scan_ends: list[list[tuple[int, int, int]]] = [
+        [(p, ends[p], p >> 1) for p in neighbours[v]] for v in range(n)
+    ]
 
     mate = [-1] * n  # the edge end p whose vertex ends[p] is v's partner
     label = [0] * (2 * n)  # 0 free, 1 outer (S), 2 inner (T); 5 marks a scan
@@ -63,9 +97,33 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
     dual = [top] * n + [0] * n
     allowed = [False] * edge_count
     queue: list[int] = []
+    # best_slack[b] is the slack of best_edge[b] while best_epoch[b] is the current epoch (the
+    # duals change only between epochs): saves recomputing it on every comparison.
+    best_slack = [0] * (2 * n)
+    best_epoch = [-1] * (2 * n)
+    epoch = 0
 
     def slack(k: int) -> int:
         return dual[ends[2 * k]] + dual[ends[2 * k + 1]] - weight[k]
+
+    roots: dict[int, int] = {}  # top-level blossom -> root of its tree (this stage's labels)
+
+    def tree_root(b: int) -> int:
+        path = []
+        while True:
+            r = roots.get(b)
+            if r is not None:
+                break
+            p = label_end[b]
+            if p == -1:
+                r = b
+                break
+            path.append(b)
+            b = in_blossom[ends[p]]
+        roots[b] = r
+        for x in path:
+            roots[x] = r
+        return r
 
     def leaves(b: int) -> Iterator[int]:
         if b < n:
@@ -174,10 +232,14 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
         kept = [e for e in best_to if e != -1]
         best_edges[b] = kept
         best = -1
+        best_value = 0
         for e in kept:
-            if best == -1 or slack(e) < slack(best):
-                best = e
+            value = slack(e)
+            if best == -1 or value < best_value:
+                best, best_value = e, value
         best_edge[b] = best
+        best_slack[b] = best_value
+        best_epoch[b] = epoch
 
     def expand_blossom(b: int, end_stage: bool) -> None:
         for s in children[b]:  # type: ignore[union-attr]
@@ -299,42 +361,76 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
             if mate[v] == -1 and label[in_blossom[v]] == 0:
                 assign_label(v, 1, -1)
         augmented = False
+        # After the stage's first augmentation the scan goes on without changing any dual:
+        # every further augmenting path of tight edges between two trees that no augmentation
+        # has touched yet (their roots not in ``spent``) is taken too; the stage ends when
+        # the queue is empty.  Each is an augmentation the next stage could have begun with.
+        spent: set[int] = set()
+        roots.clear()
         while True:
-            while queue and not augmented:
+            while queue:
                 v = queue.pop()
+                bv = in_blossom[v]  # changes only when a blossom is added (below)
+                if augmented and tree_root(bv) in spent:
+                    continue
                 dual_v = dual[v]  # duals change only between the scans
-                for p in neighbours[v]:
-                    k = p >> 1
-                    w = ends[p]
-                    if in_blossom[v] == in_blossom[w]:
+                for p, w, k in scan_ends[v]:
+                    bw = in_blossom[w]
+                    if bv == bw:
+                        continue
+                    if augmented and label[bw] != 0 and tree_root(bw) in spent:
                         continue
                     k_slack = 0
                     if not allowed[k]:
                         k_slack = dual_v + dual[w] - weight[k]
                         if k_slack <= 0:
                             allowed[k] = True
+                        elif augmented:
+                            continue  # no more dual changes in this stage: no need of slacks
                     if allowed[k]:
-                        bw = in_blossom[w]
                         if label[bw] == 0:
                             assign_label(w, 2, p ^ 1)
                         elif label[bw] == 1:
                             root = scan_blossom(v, w)
                             if root >= 0:
                                 add_blossom(root, k)
+                                bv = in_blossom[v]
                             else:
+                                spent.add(tree_root(bv))
+                                spent.add(tree_root(bw))
                                 augment_matching(k)
                                 augmented = True
                                 break
                         elif label[w] == 0:
                             label[w] = 2
                             label_end[w] = p ^ 1
-                    elif label[in_blossom[w]] == 1:
-                        b = in_blossom[v]
-                        if best_edge[b] == -1 or k_slack < slack(best_edge[b]):
+                    elif label[bw] == 1:
+                        b = bv
+                        e = best_edge[b]
+                        if e == -1:
                             best_edge[b] = k
+                            best_slack[b] = k_slack
+                            best_epoch[b] = epoch
+                        else:
+                            if best_epoch[b] != epoch:
+                                best_slack[b] = slack(e)
+                                best_epoch[b] = epoch
+                            if k_slack < best_slack[b]:
+                                best_edge[b] = k
+                                best_slack[b] = k_slack
                     elif label[w] == 0:
-                        if best_edge[w] == -1 or k_slack < slack(best_edge[w]):
+                        e = best_edge[w]
+                        if e == -1:
                             best_edge[w] = k
+                            best_slack[w] = k_slack
+                            best_epoch[w] = epoch
+                        else:
+                            if best_epoch[w] != epoch:
+                                best_slack[w] = slack(e)
+                                best_epoch[w] = epoch
+                            if k_slack < best_slack[w]:
+                                best_edge[w] = k
+                                best_slack[w] = k_slack
             if augmented:
                 break
             delta_type = 1
@@ -342,18 +438,27 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
             delta_edge = -1
             delta_blossom = -1
             for v in range(n):
-                if label[in_blossom[v]] == 0 and best_edge[v] != -1:
-                    d = slack(best_edge[v])
+                e = best_edge[v]
+                if e != -1 and label[in_blossom[v]] == 0:
+                    if best_epoch[v] == epoch:
+                        d = best_slack[v]
+                    else:
+                        d = dual[ends[2 * e]] + dual[ends[2 * e + 1]] - weight[e]
                     if d < delta:
-                        delta, delta_type, delta_edge = d, 2, best_edge[v]
+                        delta, delta_type, delta_edge = d, 2, e
             for b in range(2 * n):
-                if parent[b] == -1 and label[b] == 1 and best_edge[b] != -1:
-                    d = slack(best_edge[b]) // 2
+                e = best_edge[b]
+                if e != -1 and parent[b] == -1 and label[b] == 1:
+                    if best_epoch[b] == epoch:
+                        d = best_slack[b] // 2
+                    else:
+                        d = (dual[ends[2 * e]] + dual[ends[2 * e + 1]] - weight[e]) // 2
                     if d < delta:
-                        delta, delta_type, delta_edge = d, 3, best_edge[b]
+                        delta, delta_type, delta_edge = d, 3, e
             for b in range(n, 2 * n):
                 if base[b] >= 0 and parent[b] == -1 and label[b] == 2 and dual[b] < delta:
                     delta, delta_type, delta_blossom = dual[b], 4, b
+            epoch += 1
             for v in range(n):
                 lab = label[in_blossom[v]]
                 if lab == 1:
@@ -388,7 +493,29 @@ def max_weight_matching(vertex_count: int, edges: Sequence[tuple[int, int, int]]
     for v in range(n):
         if mate[v] >= 0:
             mate_vertex[v] = ends[mate[v]]
-    return mate_vertex
+    tight: list[bool] = []
+    if want_tight:
+        # The reduced cost of edge i-j: dual[i] + dual[j] - weight, plus twice the dual of
+        # every blossom holding both ends (blossom duals are kept halved, as the slacks are
+        # doubled); only an edge inside one top-level blossom has any such blossom.
+        for k in range(edge_count):
+            i, j = ends[2 * k], ends[2 * k + 1]
+            cost = dual[i] + dual[j] - weight[k]
+            if in_blossom[i] == in_blossom[j]:
+                around_i = set()
+                b = parent[i]
+                while b != -1:
+                    around_i.add(b)
+                    b = parent[b]
+                b = parent[j]
+                while b != -1:
+                    if b in around_i:
+                        cost += 2 * dual[b]
+                    b = parent[b]
+            if cost < 0:
+                return mate_vertex, None
+            tight.append(cost == 0)
+    return mate_vertex, tight
 
 
 def max_cardinality_matching(vertex_count: int, adjacency: Sequence[Sequence[int]]) -> list[int]:
