@@ -201,9 +201,10 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT g.id, g.number, g.members, g.payload IS NOT NULL, j.status, j.seed,"
-            " j.draw_settings, j.done_groups, j.total_groups"
+            " j.draw_settings, j.done_groups, j.total_groups, s.tournament_id"
             f" FROM {quote(DrawJobGroup._meta.db_table)} g"
             f" JOIN {quote(DrawJob._meta.db_table)} j ON j.id = g.job_id"
+            f" JOIN {quote(Stage._meta.db_table)} s ON s.id = j.stage_id"
             f" WHERE g.job_id = %s AND g.number IN ({marks}) ORDER BY g.number",
             [job_id, *numbers],
         )
@@ -211,15 +212,20 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
     if len(rows) != len(set(numbers)):
         missing = sorted(set(numbers) - {row[1] for row in rows})
         raise DrawJobGroup.DoesNotExist(f"draw job {job_id} has no group {missing}")
-    _, _, _, _, status, seed, settings, done, total = rows[0]
+    _, _, _, _, status, seed, settings, done, total, tournament_id = rows[0]
     if status in DrawJob.FINISHED:
         return False
     settings = DrawSettings.from_dict(_loaded(settings))
-    results: list[tuple[int, str]] = []
-    for pk, number, members, drawn, *_ in rows:
-        if drawn:  # a repeated task finds its group stored, and counted, already
-            continue
-        members = _loaded(members)
+    todo = [(pk, number, _loaded(members)) for pk, number, members, drawn, *_ in rows if not drawn]
+    # On PostgreSQL the group is also stored as the rows the finish writes, its entrants by
+    # id: their ids are read here, in the group tasks (in parallel), one query a batch.
+    ids = (
+        _entrant_ids(tournament_id, [f[0] for _, _, m in todo for f in m["entrants"]])
+        if todo and connection.vendor == "postgresql"
+        else None
+    )
+    results: list[tuple[int, str, tuple | None]] = []
+    for pk, number, members in todo:  # a repeated task finds its groups stored already
         entrants = [EngineEntrant(*fields) for fields in members["entrants"]]
         partners = met_before_map(tuple(pair) for pair in members["met_before"])
         try:
@@ -231,7 +237,8 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
             return False
         # Its canonical JSON, made here in the group tasks (in parallel): the finish hashes
         # the texts as they are, and PostgreSQL reads them where it writes the tables.
-        results.append((pk, canonical_json(group.as_dict())))
+        data = group.as_dict()
+        results.append((pk, canonical_json(data), None if ids is None else staged_rows(data, ids)))
     if results:
         done, total = _store_groups(job_id, results)
     return done >= total
@@ -242,10 +249,67 @@ def _loaded(value):
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int]:
-    """Store each group's result (``(row id, JSON text)``) on its row unless it is there
-    already, count those stored on the job (which is heard from now), and return the job's
-    groups (done, total) as of that count.
+def _entrant_ids(tournament_id: int, codes: list[str]) -> dict[str, int]:
+    """The ids of the tournament's entrants of these codes (PostgreSQL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT code, id FROM {connection.ops.quote_name(Entrant._meta.db_table)}"
+            " WHERE tournament_id = %s AND code = ANY(%s)",
+            [tournament_id, codes],
+        )
+        return dict(cursor.fetchall())
+
+
+def _array(values) -> str:
+    """A PostgreSQL array literal of integers (None as NULL)."""
+    return "{" + ",".join("NULL" if v is None else str(int(v)) for v in values) + "}"
+
+
+# DrawJobGroup's columns that staged_rows fills, in its order.
+STAGED = (
+    "group_row",
+    "seat_numbers",
+    "seat_entrants",
+    "game_rounds",
+    "game_whites",
+    "game_blacks",
+)
+
+
+def staged_rows(group: dict, ids: dict[str, int]) -> tuple[str, str, str, str, str, str] | None:
+    """A drawn group (``as_dict()``) as the rows the finish writes, in the order of
+    ``STAGED``: its group row's columns (JSON text), then its seats' and games' columns as
+    PostgreSQL array literals, entrants by id. None if an entrant is not in ``ids``."""
+    seats, games = group["seats"], group["games"]
+    try:
+        entrants = [ids[s["entrant"]] for s in seats]
+        whites = [ids[g["white"]] for g in games]
+        blacks = [ids[g["black"]] for g in games]
+    except KeyError:
+        return None
+    certificate = group["certificate"]
+    row = {
+        "size": group["size"],
+        "formula": group["formula"],
+        "rule": group["rule"],
+        "principles_hold": certificate["principles_hold"],
+        "conflicts": certificate["conflicts"],
+        "nation_mix": nation_mix(s["nation"] for s in seats),
+    }
+    return (
+        json.dumps(row),
+        _array(s["seat"] for s in seats),
+        _array(entrants),
+        _array(g.get("round") for g in games),
+        _array(whites),
+        _array(blacks),
+    )
+
+
+def _store_groups(job_id: int, results: list[tuple[int, str, tuple | None]]) -> tuple[int, int]:
+    """Store each group's result (``(row id, JSON text, staged rows or None)``) on its row
+    unless it is there already, count those stored on the job (which is heard from now),
+    and return the job's groups (done, total) as of that count.
 
     On PostgreSQL this is one statement, so one transaction: the rows' update and the count
     commit together or not at all, and a concurrent repeat of a group waits for its row and
@@ -256,23 +320,32 @@ def _store_groups(job_id: int, results: list[tuple[int, str]]) -> tuple[int, int
         quote = connection.ops.quote_name
         # A VALUES row a group, not arrays: the driver quotes a text parameter in C, but
         # escapes the quotes inside an array's elements one by one in Python.
-        values = ", ".join(["(%s, %s)"] * len(results))
+        # The staged rows with the payload, in the same statement: both or neither.
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s)"] * len(results))
+        columns = ", ".join(STAGED)
+        staged = ", ".join(
+            f"{c} = given.{c}" + ("::jsonb" if c == "group_row" else "") for c in STAGED
+        )
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH given (id, payload) AS (VALUES {values}),"
+                f"WITH given (id, payload, {columns}) AS (VALUES {values}),"
                 f" stored AS (UPDATE {quote(DrawJobGroup._meta.db_table)} g"
-                " SET payload = given.payload FROM given"
+                f" SET payload = given.payload, {staged} FROM given"
                 " WHERE g.id = given.id AND g.payload IS NULL RETURNING g.id)"
                 f" UPDATE {quote(DrawJob._meta.db_table)}"
                 " SET done_groups = done_groups + (SELECT count(*) FROM stored), updated_at = %s"
                 " WHERE id = %s RETURNING done_groups, total_groups",
-                [*(value for row in results for value in row), now, job_id],
+                [
+                    *(v for pk, text, rows in results for v in (pk, text, *(rows or [None] * 6))),
+                    now,
+                    job_id,
+                ],
             )
             return cursor.fetchone()
     table = DrawJobGroup._meta.db_table
     with transaction.atomic(), connection.cursor() as cursor:
         stored = 0
-        for pk, text in results:
+        for pk, text, _ in results:
             cursor.execute(
                 f"UPDATE {connection.ops.quote_name(table)} SET payload = %s"
                 " WHERE id = %s AND payload IS NULL",
@@ -314,7 +387,7 @@ def finish(job_id: int) -> bool:
         job.digest = digest
         job.finished_at = timezone.now()
         job.save(update_fields=["status", "digest", "finished_at", "updated_at"])
-        job.group_results.update(members=[])
+        job.group_results.update(members=[], **dict.fromkeys(STAGED))
         record(
             Action.DRAW_FINISHED,
             job.started_by,
@@ -335,9 +408,9 @@ def persist_job(stage: Stage, job: DrawJob) -> str:
     """Replace the stage's groups, seats and games with the job's (every group drawn; call
     inside a transaction); returns the draw's digest.
 
-    On PostgreSQL the groups' texts never come to Python: the digest is taken and the rows
-    are written by the database from the stored texts, three statements. Elsewhere they are
-    read and decoded here."""
+    On PostgreSQL the groups' texts never come to Python: the database takes the digest of
+    the stored texts, and writes the tables from the rows the group tasks staged (arrays,
+    entrants by id), four statements. Elsewhere the texts are read and decoded here."""
     Game.objects.filter(group__stage=stage).delete()
     Seat.objects.filter(stage=stage).delete()
     Group.objects.filter(stage=stage).delete()
@@ -346,65 +419,81 @@ def persist_job(stage: Stage, job: DrawJob) -> str:
         texts = [t for t in stored if t is not None]  # all of them: the finish checked
         persist_groups(stage, [json.loads(t) for t in texts])
         return texts_digest(texts)
+    _stage_unstaged(stage, job)
     quote = connection.ops.quote_name
     results = quote(DrawJobGroup._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT encode(sha256(convert_to('[' || string_agg(payload, ',' ORDER BY number)"
-            f" || ']', 'UTF8')), 'hex'), sum((payload::jsonb ->> 'size')::bigint) FROM {results}"
-            " WHERE job_id = %s",
+            f" || ']', 'UTF8')), 'hex') FROM {results} WHERE job_id = %s",
             [job.pk],
         )
-        digest, seats = cursor.fetchone()
-    # Each statement reads the texts again, once (MATERIALIZED: else the cast is repeated
-    # wherever the query names the group); cheaper than a table of them.
-    drawn = (
-        f"WITH d AS MATERIALIZED (SELECT number, payload::jsonb AS p FROM {results}"
-        " WHERE job_id = %s)"
-    )
-    mix = (
-        'SELECT COALESCE(jsonb_agg(jsonb_build_array(n, c) ORDER BY c DESC, n COLLATE "C"),'
-        " '[]'::jsonb) FROM (SELECT s ->> 'nation' AS n, count(*) AS c"
-        " FROM jsonb_array_elements(d.p -> 'seats') s GROUP BY 1) m"
-    )
+        (digest,) = cursor.fetchone()
     insert_select(
         Group,
         ("stage_id", "number", "size", "formula", "rule", "principles_hold", "conflicts")
         + ("nation_mix",),
-        f"{drawn} SELECT %s::bigint, d.number, (d.p ->> 'size')::integer, d.p -> 'formula',"
-        " d.p ->> 'rule', (d.p -> 'certificate' ->> 'principles_hold')::boolean,"
-        f" d.p -> 'certificate' -> 'conflicts', ({mix}) FROM d ORDER BY d.number",
-        [job.pk, stage.pk],
+        "SELECT %s::bigint, number, (group_row ->> 'size')::integer, group_row -> 'formula',"
+        " group_row ->> 'rule', (group_row ->> 'principles_hold')::boolean,"
+        " group_row -> 'conflicts', group_row -> 'nation_mix'"
+        f" FROM {results} WHERE job_id = %s ORDER BY number",
+        [stage.pk, job.pk],
     )
-    groups, entrants = quote(Group._meta.db_table), quote(Entrant._meta.db_table)
-    of_group = f"FROM d JOIN {groups} g ON g.stage_id = %s AND g.number = d.number"
-    written = insert_select(
+    # Each group's rows in its order, the groups in theirs (their seats' and games' ids as
+    # the decoded draw would give them).
+    drawn = (
+        f"FROM (SELECT * FROM {results} WHERE job_id = %s ORDER BY number) d"
+        f" JOIN {quote(Group._meta.db_table)} g ON g.stage_id = %s AND g.number = d.number"
+    )
+    insert_select(
         Seat,
         ("stage_id", "group_id", "number", "entrant_id"),
-        f"{drawn} SELECT %s::bigint, g.id, (s ->> 'seat')::integer, e.id {of_group}"
-        " CROSS JOIN LATERAL jsonb_array_elements(d.p -> 'seats') s"
-        f" JOIN {entrants} e ON e.tournament_id = %s AND e.code = s ->> 'entrant'",
-        [job.pk, stage.pk, stage.pk, stage.tournament_id],
+        f"SELECT %s::bigint, g.id, s.number, s.entrant {drawn} CROSS JOIN LATERAL"
+        " unnest(d.seat_numbers::integer[], d.seat_entrants::bigint[]) s(number, entrant)",
+        [stage.pk, job.pk, stage.pk],
     )
-    if written != seats:
-        raise DrawError(f"{seats - written} seated entrants are not the tournament's")
     insert_select(
         Game,
         ("group_id", "number", "round", "white_id", "black_id"),
-        f"{drawn} SELECT g.id, x.n, (x.game ->> 'round')::integer, w.id, b.id {of_group}"
-        " CROSS JOIN LATERAL jsonb_array_elements(d.p -> 'games') WITH ORDINALITY x(game, n)"
-        f" JOIN {entrants} w ON w.tournament_id = %s AND w.code = x.game ->> 'white'"
-        f" JOIN {entrants} b ON b.tournament_id = %s AND b.code = x.game ->> 'black'",
-        [job.pk, stage.pk, stage.tournament_id, stage.tournament_id],
+        f"SELECT g.id, x.n::integer, x.round, x.white, x.black {drawn} CROSS JOIN LATERAL"
+        " unnest(d.game_rounds::integer[], d.game_whites::bigint[], d.game_blacks::bigint[])"
+        " WITH ORDINALITY x(round, white, black, n)",
+        [job.pk, stage.pk],
     )
     if stage.is_swiss:
         _write_round_one_byes(stage)
     return digest
 
 
+def _stage_unstaged(stage: Stage, job: DrawJob) -> None:
+    """Stage the rows of the job's groups stored without them (by the group tasks of an
+    earlier version), from their texts; a group seating someone who is not the tournament's
+    entrant stops the finish."""
+    unstaged = job.group_results.filter(seat_entrants__isnull=True).values_list("pk", "payload")
+    rows = []
+    ids: dict[str, int] | None = None
+    for pk, text in unstaged.iterator():
+        if ids is None:
+            entrants = Entrant.objects.filter(tournament_id=stage.tournament_id)
+            ids = dict(entrants.values_list("code", "id"))
+        group = json.loads(text)
+        staged = staged_rows(group, ids)
+        if staged is None:
+            strangers = {s["entrant"] for s in group["seats"]} - ids.keys()
+            raise DrawError(f"{len(strangers)} seated entrants are not the tournament's")
+        rows.append((pk, staged))
+    for pk, staged in rows:
+        values = dict(zip(STAGED, staged, strict=True))
+        values["group_row"] = json.loads(values["group_row"])
+        DrawJobGroup.objects.filter(pk=pk).update(**values)
+
+
 def persist_groups(stage: Stage, payloads: list[dict]) -> None:
     """Write the stage's groups, seats and games from the drawn groups (decoded)."""
     ids = dict(Entrant.objects.filter(tournament_id=stage.tournament_id).values_list("code", "id"))
+    strangers = {s["entrant"] for p in payloads for s in p["seats"]} - ids.keys()
+    if strangers:
+        raise DrawError(f"{len(strangers)} seated entrants are not the tournament's")
     groups = Group.objects.bulk_create(
         [
             Group(

@@ -337,6 +337,17 @@ class DrawJobGroup(models.Model):
         blank=True,
         help_text="the drawn group, its canonical JSON (sorted keys, no spaces)",
     )
+    # The drawn group as the rows the finish writes (PostgreSQL; stored with the payload by
+    # the group's task, NULL elsewhere): the group's own columns, and its seats and games as
+    # PostgreSQL array literals of their columns, entrants by id ('{3,1,2}'; a game's round
+    # NULL outside Swiss). The finish unnests them into the tables, so neither the JSON nor
+    # the entrants' codes are read there.
+    group_row = models.JSONField(null=True, blank=True)
+    seat_numbers = models.TextField(null=True, blank=True)  # noqa: DJ001 (NULL: not staged)
+    seat_entrants = models.TextField(null=True, blank=True)  # noqa: DJ001
+    game_rounds = models.TextField(null=True, blank=True)  # noqa: DJ001
+    game_whites = models.TextField(null=True, blank=True)  # noqa: DJ001
+    game_blacks = models.TextField(null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         constraints = [

@@ -19,6 +19,7 @@ DATABASE_URL's PostgreSQL server; the broker is CELERY_BROKER_URL's Redis (defau
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +34,8 @@ CELERY = Path(sys.executable).with_name("celery")
 DEFAULT_BROKER = "redis://127.0.0.1:6379/9"
 SEED = "bench worker"
 ENTRANTS = int(os.environ.get("BENCH_ENTRANTS") or 100_000)
+# BENCH_WORKER_RUNS draws (each beside its floor) give the min and median.
+RUNS = int(os.environ.get("BENCH_WORKER_RUNS") or 3)
 
 
 def _timed(fn):
@@ -137,6 +140,72 @@ def _floor(stage, settings) -> tuple[float, float, float, str]:
     return engine, copied, checked, result.digest
 
 
+def _reset(stage) -> None:
+    """The stage as registration left it: no groups, seats or games (the previous run's
+    draw deleted, its dead rows vacuumed), so every run's finish writes into the same
+    tables as the first."""
+    from django.db import connection
+
+    from apps.groups.models import Game, Group, Seat
+    from apps.stages.models import Stage
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Game._meta.db_table} WHERE group_id IN"
+            f" (SELECT id FROM {Group._meta.db_table} WHERE stage_id = %s)",
+            [stage.pk],
+        )
+        cursor.execute(f"DELETE FROM {Seat._meta.db_table} WHERE stage_id = %s", [stage.pk])
+        cursor.execute(f"DELETE FROM {Group._meta.db_table} WHERE stage_id = %s", [stage.pk])
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.REGISTRATION_CLOSED)
+    # The rows the floor's COPY (or the last draw) left dead, cleared now rather than by an
+    # autovacuum in the middle of the draw (whose ANALYZE would wait for it); fresh statistics.
+    with connection.cursor() as cursor:
+        for model in (Group, Seat, Game):
+            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
+        cursor.execute("ANALYZE")
+
+
+def _draw(user, stage) -> dict[str, float | str | bool]:
+    """One draw of the stage through the worker: its times (from the start) and outcome."""
+    from apps.office.services import start_draw
+    from apps.stages.models import DrawJob
+
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    job = start_draw(user, stage, SEED)
+    while True:
+        job.refresh_from_db()
+        now = time.perf_counter() - start
+        if job.total_groups and "divided" not in marks:
+            marks["divided"] = now
+        if job.total_groups and job.done_groups >= job.total_groups and "seated" not in marks:
+            marks["seated"] = now
+        if job.finished:
+            break
+        if now > 1800:
+            raise RuntimeError("the job did not finish in 30 minutes")
+        time.sleep(0.01)
+    total = time.perf_counter() - start
+    seated = marks.get("seated", total)
+    divided = marks.get("divided", seated)
+    return {
+        "total": total,
+        "divided": divided,
+        "seated": seated - divided,
+        "finish": total - seated,
+        "succeeded": job.status == DrawJob.Status.SUCCEEDED,
+        "status": job.status,
+        "error": job.error,
+        "digest": job.digest,
+        "groups": job.total_groups,
+    }
+
+
+def _min_median(values: list[float]) -> str:
+    return f"min {min(values):.2f} s, median {statistics.median(values):.2f} s"
+
+
 def run() -> list[tuple[str, float, str]]:
     broker = os.environ.get("CELERY_BROKER_URL") or DEFAULT_BROKER
     app_bench._set_up_django()
@@ -144,15 +213,12 @@ def run() -> list[tuple[str, float, str]]:
     import redis
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.db import connection, connections
+    from django.db import connections
 
     from apps.entrants.services import close_registration, import_entrants
-    from apps.groups.models import Game, Group, Seat
     from apps.office import draw
-    from apps.office.services import start_draw
     from apps.silli.entrants import entrants_csv
     from apps.silli.synth import make_entrants
-    from apps.stages.models import DrawJob
     from apps.stages.services import create_tournament
     from config.celery import app
 
@@ -170,13 +236,7 @@ def run() -> list[tuple[str, float, str]]:
         stage = cup.first_stage
         import_entrants(user, stage, entrants_csv(make_entrants(ENTRANTS, "bench-worker")))
         stage = close_registration(user, stage)
-        engine, copied, checked, digest = _floor(stage, draw.draw_settings(stage))
-        # The rows the floor's COPY left dead, cleared now rather than by an autovacuum in
-        # the middle of the draw (whose ANALYZE would wait for it); fresh statistics.
-        with connection.cursor() as cursor:
-            for model in (Group, Seat, Game):
-                cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
-            cursor.execute("ANALYZE")
+        settings = draw.draw_settings(stage)
 
         _use_broker(broker)
         app.control.purge()
@@ -186,47 +246,71 @@ def run() -> list[tuple[str, float, str]]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the worker did not start; see {log}")
 
-        marks: dict[str, float] = {}
-        start = time.perf_counter()
-        job = start_draw(user, stage, SEED)
-        while True:
-            job.refresh_from_db()
-            now = time.perf_counter() - start
-            if job.total_groups and "divided" not in marks:
-                marks["divided"] = now
-            if job.total_groups and job.done_groups >= job.total_groups and "seated" not in marks:
-                marks["seated"] = now
-            if job.finished:
-                break
-            if now > 1800:
-                raise RuntimeError(f"the job did not finish in 30 minutes; see {log}")
-            time.sleep(0.01)
-        total = time.perf_counter() - start
-        floor = engine + copied
-        ok = job.status == DrawJob.Status.SUCCEEDED and job.digest == digest
-        seated = marks.get("seated", total)
-        divided = marks.get("divided", seated)
+        # Each run: the floor (in this process, the worker idle), then the draw through the
+        # worker, so that both see about the same load of the machine.
+        floors: list[tuple[float, float, float]] = []
+        draws: list[dict] = []
+        loads: list[float] = []
+        digest = ""
+        for _ in range(RUNS):
+            _reset(stage)
+            engine, copied, checked, digest = _floor(stage, settings)
+            floors.append((engine, copied, checked))
+            _reset(stage)
+            loads.append(os.getloadavg()[0])
+            draws.append(_draw(user, stage))
+        wrong = [d for d in draws if not d["succeeded"] or d["digest"] != digest]
+        totals = [d["total"] for d in draws]
+        finishes = [d["finish"] for d in draws]
+        floor_totals = [e + c for e, c, _ in floors]
+        copies = [c for _, c, _ in floors]
+        whole = [d["total"] / (e + c) for d, (e, c, _) in zip(draws, floors, strict=True)]
+        finish = [d["finish"] / c for d, (_, c, _) in zip(draws, floors, strict=True)]
+        runs = f"{RUNS} run(s), each beside its floor; load {min(loads):.1f}–{max(loads):.1f}"
         return [
             (
                 f"draw {ENTRANTS:,} entrants through a real Celery worker",
-                total,
-                f"{total / floor:.1f}× the floor; job {job.status}"
-                + ("" if ok else f" — WRONG: {job.error or 'digest differs'}"),
+                min(totals),
+                f"{_min_median(totals)}; {min(whole):.1f}×/{statistics.median(whole):.1f}×"
+                f" the floor (min/median ratio); {runs}"
+                + (f" — WRONG: {wrong[0]['error'] or 'digest differs'}" if wrong else ""),
             ),
-            ("  division (run_draw)", divided, "until the job knows its groups"),
             (
-                "  seat every group (draw_group tasks)",
-                seated - divided,
-                f"{job.total_groups:,} groups",
+                "  division (run_draw)",
+                min(d["divided"] for d in draws),
+                _min_median([d["divided"] for d in draws]) + "; until the job knows its groups",
             ),
-            ("  persist (finish_draw)", total - seated, f"digest {job.digest[:16]}"),
-            ("engine + COPY floor", floor, "draw_stage in one process + COPY of the rows"),
-            ("  engine (draw_stage)", engine, "divide, seat every group, assemble"),
-            ("  COPY groups, seats, games", copied, "COPY (insert_rows, no ANALYZE), rolled back"),
             (
-                "  (not in the floor) the seats' keys checked",
-                checked,
-                "SET CONSTRAINTS ALL IMMEDIATE after the COPY: what its commit would add",
+                "  seat every group (draw_groups tasks)",
+                min(d["seated"] for d in draws),
+                _min_median([d["seated"] for d in draws]) + f"; {draws[0]['groups']:,} groups",
+            ),
+            (
+                "  persist (finish_draw)",
+                min(finishes),
+                f"{_min_median(finishes)}; {min(finish):.1f}×/{statistics.median(finish):.1f}×"
+                " its COPY (min/median ratio)",
+            ),
+            (
+                "engine + COPY floor",
+                min(floor_totals),
+                _min_median(floor_totals) + "; draw_stage in one process + COPY of the rows",
+            ),
+            (
+                "  engine (draw_stage)",
+                min(e for e, _, _ in floors),
+                _min_median([e for e, _, _ in floors]) + "; divide, seat every group, assemble",
+            ),
+            (
+                "  COPY groups, seats, games (the finish's floor)",
+                min(copies),
+                _min_median(copies) + "; COPY (insert_rows, no ANALYZE), rolled back",
+            ),
+            (
+                "  (not in the floor) the keys checked at commit",
+                min(c for _, _, c in floors),
+                _min_median([c for _, _, c in floors])
+                + "; SET CONSTRAINTS ALL IMMEDIATE after the COPY",
             ),
         ]
     finally:

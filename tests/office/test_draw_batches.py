@@ -2,10 +2,14 @@
 (the progress bar moves a batch at a time), a batch delivered again or overlapping another
 changes nothing twice, and the draw is the engine's, byte for byte."""
 
+import json
+
 import pytest
 
+from apps.groups.models import Group
 from apps.office import draw, tasks
 from apps.office.services import start_draw
+from apps.silli.draw import DrawError
 from apps.stages.models import DrawJob
 from tests.worlds.worker import *  # noqa: F403 (the fixtures of this world)
 from tests.worlds.worker import assert_stage_holds, closed_stage, silli_draw
@@ -95,3 +99,41 @@ def test_the_in_process_job_draws_in_batches_and_writes_the_engines_draw(organiz
     assert sent == draw.batches(list(range(1, 11)))
     assert job.done_groups == job.total_groups == 10
     assert_stage_holds(stage, silli_draw(stage, SEED))
+
+
+def test_groups_stored_without_their_rows_are_staged_by_the_finish(organizer, monkeypatch):
+    """Groups drawn by the group tasks of an earlier version have their text but not the
+    rows the finish writes (PostgreSQL): the finish stages them from the text, and the draw
+    is still the engine's; the staged rows are cleared with the members once written."""
+    stage = closed_stage(organizer, 1_000)
+    monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
+    job = start_draw(organizer, stage, SEED)
+    numbers = draw.prepare(job.pk)
+    assert draw.draw_groups(job.pk, numbers) is True
+    job.group_results.filter(number__in=[2, 7]).update(**dict.fromkeys(draw.STAGED))
+
+    assert draw.finish(job.pk) is True
+
+    assert_stage_holds(stage, silli_draw(stage, SEED))
+    assert not job.group_results.filter(seat_entrants__isnull=False).exists()
+
+
+def test_a_group_seating_a_stranger_stops_the_finish_and_writes_nothing(organizer, monkeypatch):
+    stage = closed_stage(organizer, 1_000)
+    monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
+    job = start_draw(organizer, stage, SEED)
+    numbers = draw.prepare(job.pk)
+    assert draw.draw_groups(job.pk, numbers) is True
+    group = job.group_results.get(number=3)
+    for column in draw.STAGED:
+        setattr(group, column, None)
+    payload = json.loads(group.payload)
+    payload["seats"][0]["entrant"] = "NOBODY"
+    group.payload = draw.canonical_json(payload)
+    group.save(update_fields=["payload", *draw.STAGED])  # the rows staged from it: none
+
+    with pytest.raises(DrawError, match="1 seated entrants are not the tournament's"):
+        draw.finish(job.pk)
+
+    assert not Group.objects.filter(stage=stage).exists()
+    assert DrawJob.objects.get(pk=job.pk).status == DrawJob.Status.RUNNING
