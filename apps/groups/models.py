@@ -79,10 +79,22 @@ class Group(models.Model):
 class Seat(models.Model):
     """An entrant's seat in a group (``stage`` is repeated so one entrant sits once per stage)."""
 
-    stage = models.ForeignKey("stages.Stage", on_delete=models.CASCADE, related_name="+")
-    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="seats")
+    # No database-level foreign keys, as for games: a draw writes 100,000 seats at once,
+    # and a commit checks each key of each seat with a query of its own (and locks the
+    # entrant's row), about 2-4 s for the three keys, as long as writing the seats. Seats
+    # are written by the draw, with the groups it creates in the stage it holds locked and
+    # the entrants it checks are the tournament's (one join), and by the Swiss late entry
+    # (saved objects); the ORM still cascades when a stage, a group or an entrant is deleted.
+    stage = models.ForeignKey(
+        "stages.Stage", on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    group = models.ForeignKey(
+        Group, on_delete=models.CASCADE, related_name="seats", db_constraint=False
+    )
     number = models.PositiveIntegerField()
-    entrant = models.ForeignKey("entrants.Entrant", on_delete=models.CASCADE, related_name="seats")
+    entrant = models.ForeignKey(
+        "entrants.Entrant", on_delete=models.CASCADE, related_name="seats", db_constraint=False
+    )
 
     class Meta:
         ordering = ["group", "number"]

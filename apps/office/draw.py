@@ -410,7 +410,8 @@ def persist_job(stage: Stage, job: DrawJob) -> str:
 
     On PostgreSQL the groups' texts never come to Python: the database takes the digest of
     the stored texts, and writes the tables from the rows the group tasks staged (arrays,
-    entrants by id), four statements. Elsewhere the texts are read and decoded here."""
+    entrants by id), after checking those are the tournament's. Elsewhere the texts are read
+    and decoded here."""
     Game.objects.filter(group__stage=stage).delete()
     Seat.objects.filter(stage=stage).delete()
     Group.objects.filter(stage=stage).delete()
@@ -429,6 +430,18 @@ def persist_job(stage: Stage, job: DrawJob) -> str:
             [job.pk],
         )
         (digest,) = cursor.fetchone()
+        # The seats' entrants, all the tournament's (seats have no database-level keys; the
+        # stage is locked, the groups are this draw's): one set operation, not a join the
+        # planner would run as 100,000 lookups.
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT unnest(seat_entrants::bigint[]) FROM {results}"
+            f" WHERE job_id = %s EXCEPT ALL SELECT id FROM {quote(Entrant._meta.db_table)}"
+            " WHERE tournament_id = %s) strangers",
+            [job.pk, stage.tournament_id],
+        )
+        (strangers,) = cursor.fetchone()
+    if strangers:
+        raise DrawError(f"{strangers} seated entrants are not the tournament's")
     insert_select(
         Group,
         ("stage_id", "number", "size", "formula", "rule", "principles_hold", "conflicts")

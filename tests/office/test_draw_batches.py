@@ -5,6 +5,7 @@ changes nothing twice, and the draw is the engine's, byte for byte."""
 import json
 
 import pytest
+from django.db import connection
 
 from apps.groups.models import Group
 from apps.office import draw, tasks
@@ -131,6 +132,28 @@ def test_a_group_seating_a_stranger_stops_the_finish_and_writes_nothing(organize
     payload["seats"][0]["entrant"] = "NOBODY"
     group.payload = draw.canonical_json(payload)
     group.save(update_fields=["payload", *draw.STAGED])  # the rows staged from it: none
+
+    with pytest.raises(DrawError, match="1 seated entrants are not the tournament's"):
+        draw.finish(job.pk)
+
+    assert not Group.objects.filter(stage=stage).exists()
+    assert DrawJob.objects.get(pk=job.pk).status == DrawJob.Status.RUNNING
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="rows are staged on PostgreSQL")
+def test_a_staged_seat_of_another_tournament_stops_the_finish_and_writes_nothing(
+    organizer, monkeypatch
+):
+    """Seats have no database-level keys: the finish checks their entrants itself."""
+    stage = closed_stage(organizer, 1_000)
+    monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
+    job = start_draw(organizer, stage, SEED)
+    numbers = draw.prepare(job.pk)
+    assert draw.draw_groups(job.pk, numbers) is True
+    group = job.group_results.get(number=3)
+    entrants = group.seat_entrants.strip("{}").split(",")
+    group.seat_entrants = "{" + ",".join(["0", *entrants[1:]]) + "}"
+    group.save(update_fields=["seat_entrants"])
 
     with pytest.raises(DrawError, match="1 seated entrants are not the tournament's"):
         draw.finish(job.pk)
