@@ -5,7 +5,9 @@
    them, and the pairs of them who met in an earlier stage;
 2. :func:`draw_groups` seats a batch of groups (engine step 2), reading only their rows (and
    their job's), and stores the results there while counting them on the job (one statement
-   on PostgreSQL); a repeat finds the results stored and counted, and changes nothing;
+   on PostgreSQL, which also stores each group as the rows the finish writes: arrays of its
+   seats' and games' columns, entrants by id); a repeat finds the results stored and
+   counted, and changes nothing;
 3. :func:`finish` replaces the stage's groups, seats and games with the job's, in one
    transaction, once every group is drawn; it runs at most once per job.
 
@@ -29,7 +31,6 @@ from apps.core.bulk import insert_rows, insert_select
 from apps.core.errors import ActionError
 from apps.core.jobs import percent_done
 from apps.entrants.models import Entrant, StageEntry
-from apps.entrants.services import engine_entrants
 from apps.groups.models import Game, Group, Seat, SwissBye
 from apps.silli.draw import (
     DrawError,
@@ -101,11 +102,26 @@ def met_before_pairs(stage: Stage) -> list[tuple[str, str]]:
     return [(w, b) for w_id, b_id, w, b in games if w_id in entrants and b_id in entrants]
 
 
+def _stage_entrants(stage: Stage) -> tuple[list[EngineEntrant], dict[str, int]]:
+    """The stage's entrants as the engine sees them (``engine_entrants``: in code order),
+    and their ids by code, in one read."""
+    rows = Entrant.objects.filter(stage_entries__stage=stage).order_by("code")
+    fields = ("code", "name", "nation", "rating", "person", "email", "id")
+    read = list(rows.values_list(*fields))
+    return [EngineEntrant(*row[:-1]) for row in read], {row[0]: row[-1] for row in read}
+
+
+# A member of a group's ``members`` row: the engine's entrant's fields, then its id (the
+# rows of jobs divided by an earlier version have no id).
+ENGINE_FIELDS = 6
+
+
 def _group_rows(
-    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]]
+    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]], ids: dict[str, int]
 ) -> list[dict[str, list]]:
-    """Each group's ``members`` row: its entrants as the division saw them and the pairs of
-    them who met before, so that a group's task reads nothing but its own row."""
+    """Each group's ``members`` row: its entrants as the division saw them, with their ids,
+    and the pairs of them who met before, so that a group's task reads nothing but its own
+    row."""
     group_of = {e.code: i for i, members in enumerate(groups) for e in members}
     met_before: list[list[list[str]]] = [[] for _ in groups]
     for a, b in pairs:
@@ -113,7 +129,10 @@ def _group_rows(
             met_before[group_of[a]].append([a, b])
     return [
         {
-            "entrants": [[e.code, e.name, e.nation, e.rating, e.person, e.email] for e in members],
+            "entrants": [
+                [e.code, e.name, e.nation, e.rating, e.person, e.email, ids[e.code]]
+                for e in members
+            ],
             "met_before": met,
         }
         for members, met in zip(groups, met_before, strict=True)
@@ -146,13 +165,13 @@ def prepare(job_id: int) -> list[int]:
     if not job.total_groups:
         stage = job.stage
         settings = DrawSettings.from_dict(job.draw_settings)
-        entrants = engine_entrants(stage)
+        entrants, ids = _stage_entrants(stage)
         try:
             groups = divide_stage(entrants, settings, job.seed, earlier_groups(stage))
         except (DrawError, ValueError) as exc:
             DrawJob.fail(job.pk, str(exc), failure=_failure(settings, len(entrants)))
             return []
-        rows = _group_rows(groups, met_before_pairs(stage))
+        rows = _group_rows(groups, met_before_pairs(stage), ids)
         with transaction.atomic():
             DrawJobGroup.objects.filter(job=job).delete()
             insert_rows(
@@ -218,15 +237,17 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
     settings = DrawSettings.from_dict(_loaded(settings))
     todo = [(pk, number, _loaded(members)) for pk, number, members, drawn, *_ in rows if not drawn]
     # On PostgreSQL the group is also stored as the rows the finish writes, its entrants by
-    # id: their ids are read here, in the group tasks (in parallel), one query a batch.
-    ids = (
-        _entrant_ids(tournament_id, [f[0] for _, _, m in todo for f in m["entrants"]])
-        if todo and connection.vendor == "postgresql"
-        else None
-    )
+    # id: the division gave them (a job divided by an earlier version: read here).
+    ids: dict[str, int] | None = None
+    if todo and connection.vendor == "postgresql":
+        members = [f for _, _, m in todo for f in m["entrants"]]
+        if all(len(f) > ENGINE_FIELDS for f in members):
+            ids = {f[0]: f[ENGINE_FIELDS] for f in members}
+        else:
+            ids = _entrant_ids(tournament_id, [f[0] for f in members])
     results: list[tuple[int, str, tuple | None]] = []
     for pk, number, members in todo:  # a repeated task finds its groups stored already
-        entrants = [EngineEntrant(*fields) for fields in members["entrants"]]
+        entrants = [EngineEntrant(*fields[:ENGINE_FIELDS]) for fields in members["entrants"]]
         partners = met_before_map(tuple(pair) for pair in members["met_before"])
         try:
             group = draw_group(number, entrants, settings, seed, partners)
@@ -235,8 +256,8 @@ def draw_groups(job_id: int, numbers: list[int]) -> bool:
             failure = DrawJob.Failure.SETTINGS if no_seed else DrawJob.Failure.ENGINE
             DrawJob.fail(job_id, str(exc), failure=failure)
             return False
-        # Its canonical JSON, made here in the group tasks (in parallel): the finish hashes
-        # the texts as they are, and PostgreSQL reads them where it writes the tables.
+        # Its canonical JSON and its rows, made here in the group tasks (in parallel): the
+        # finish hashes the texts as they are, and unnests the rows into the tables.
         data = group.as_dict()
         results.append((pk, canonical_json(data), None if ids is None else staged_rows(data, ids)))
     if results:
@@ -260,9 +281,11 @@ def _entrant_ids(tournament_id: int, codes: list[str]) -> dict[str, int]:
         return dict(cursor.fetchall())
 
 
-def _array(values) -> str:
+def _array(values: list[int] | list[int | None]) -> str:
     """A PostgreSQL array literal of integers (None as NULL)."""
-    return "{" + ",".join("NULL" if v is None else str(int(v)) for v in values) + "}"
+    if None in values:
+        return "{" + ",".join("NULL" if v is None else str(v) for v in values) + "}"
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 # DrawJobGroup's columns that staged_rows fills, in its order.
@@ -298,9 +321,9 @@ def staged_rows(group: dict, ids: dict[str, int]) -> tuple[str, str, str, str, s
     }
     return (
         json.dumps(row),
-        _array(s["seat"] for s in seats),
+        _array([s["seat"] for s in seats]),
         _array(entrants),
-        _array(g.get("round") for g in games),
+        _array([g.get("round") for g in games]),
         _array(whites),
         _array(blacks),
     )

@@ -160,3 +160,22 @@ def test_a_staged_seat_of_another_tournament_stops_the_finish_and_writes_nothing
 
     assert not Group.objects.filter(stage=stage).exists()
     assert DrawJob.objects.get(pk=job.pk).status == DrawJob.Status.RUNNING
+
+
+def test_a_job_divided_without_the_entrants_ids_reads_them_in_its_group_tasks(
+    organizer, monkeypatch
+):
+    """A job divided by an earlier version has members without their ids: the group tasks
+    read them, and the draw is the engine's."""
+    stage = closed_stage(organizer, 1_000)
+    monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
+    job = start_draw(organizer, stage, SEED)
+    numbers = draw.prepare(job.pk)
+    for group in job.group_results.all():
+        members = group.members
+        members["entrants"] = [fields[: draw.ENGINE_FIELDS] for fields in members["entrants"]]
+        group.save(update_fields=["members"])
+    assert draw.draw_groups(job.pk, numbers[:4]) is False
+    assert draw.draw_groups(job.pk, numbers[4:]) is True
+    assert draw.finish(job.pk) is True
+    assert_stage_holds(stage, silli_draw(stage, SEED))
