@@ -102,22 +102,22 @@ def met_before_pairs(stage: Stage) -> list[tuple[str, str]]:
     return [(w, b) for w_id, b_id, w, b in games if w_id in entrants and b_id in entrants]
 
 
-def _stage_entrants(stage: Stage) -> tuple[list[EngineEntrant], dict[str, int]]:
-    """The stage's entrants as the engine sees them (``engine_entrants``: in code order),
-    and their ids by code, in one read."""
-    rows = Entrant.objects.filter(stage_entries__stage=stage).order_by("code")
-    fields = ("code", "name", "nation", "rating", "person", "email", "id")
-    read = list(rows.values_list(*fields))
-    return [EngineEntrant(*row[:-1]) for row in read], {row[0]: row[-1] for row in read}
-
-
-# A member of a group's ``members`` row: the engine's entrant's fields, then its id (the
-# rows of jobs divided by an earlier version have no id).
+# A member of a group's ``members`` row: the fields of the engine's entrant, then its id
+# (the rows of jobs divided by an earlier version have no id).
 ENGINE_FIELDS = 6
 
 
+def _stage_entrants(stage: Stage) -> tuple[list[EngineEntrant], dict[str, tuple]]:
+    """The stage's entrants as the engine sees them (``engine_entrants``: in code order),
+    and each one's ``members`` fields by code (with its id), in one read."""
+    rows = Entrant.objects.filter(stage_entries__stage=stage).order_by("code")
+    fields = ("code", "name", "nation", "rating", "person", "email", "id")
+    read = list(rows.values_list(*fields))
+    return [EngineEntrant(*row[:ENGINE_FIELDS]) for row in read], {row[0]: row for row in read}
+
+
 def _group_rows(
-    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]], ids: dict[str, int]
+    groups: list[list[EngineEntrant]], pairs: list[tuple[str, str]], fields: dict[str, tuple]
 ) -> list[dict[str, list]]:
     """Each group's ``members`` row: its entrants as the division saw them, with their ids,
     and the pairs of them who met before, so that a group's task reads nothing but its own
@@ -129,10 +129,7 @@ def _group_rows(
             met_before[group_of[a]].append([a, b])
     return [
         {
-            "entrants": [
-                [e.code, e.name, e.nation, e.rating, e.person, e.email, ids[e.code]]
-                for e in members
-            ],
+            "entrants": [fields[e.code] for e in members],
             "met_before": met,
         }
         for members, met in zip(groups, met_before, strict=True)
@@ -165,13 +162,13 @@ def prepare(job_id: int) -> list[int]:
     if not job.total_groups:
         stage = job.stage
         settings = DrawSettings.from_dict(job.draw_settings)
-        entrants, ids = _stage_entrants(stage)
+        entrants, fields = _stage_entrants(stage)
         try:
             groups = divide_stage(entrants, settings, job.seed, earlier_groups(stage))
         except (DrawError, ValueError) as exc:
             DrawJob.fail(job.pk, str(exc), failure=_failure(settings, len(entrants)))
             return []
-        rows = _group_rows(groups, met_before_pairs(stage), ids)
+        rows = _group_rows(groups, met_before_pairs(stage), fields)
         with transaction.atomic():
             DrawJobGroup.objects.filter(job=job).delete()
             insert_rows(
