@@ -506,6 +506,8 @@ def _stage_unstaged(stage: Stage, job: DrawJob) -> None:
     rows = []
     ids: dict[str, int] | None = None
     for pk, text in unstaged.iterator():
+        if text is None:  # not drawn (the finish found every group drawn)
+            continue
         if ids is None:
             entrants = Entrant.objects.filter(tournament_id=stage.tournament_id)
             ids = dict(entrants.values_list("code", "id"))

@@ -7,9 +7,14 @@ from the start to the job's success, seen by polling the job as the progress bar
 
 The floor beside it is what the draw cannot do without: the engine's whole draw of the same
 entrants in one process (``draw_stage``), plus a COPY of the same groups, seats and games
-into the stage's tables (rolled back; the seats' foreign keys, which a commit checks row by
-row, are timed beside it but not counted in the floor). The target is the worker's draw
-within 3× the floor.
+into the stage's tables (rolled back; the foreign keys a commit would check row by row are
+timed beside it but not counted in the floor). The finish is shown beside that COPY, its own
+floor. The targets: the worker's draw within 2× the floor, the finish within 2× its COPY.
+
+BENCH_WORKER_RUNS draws (default 3) each follow their floor, measured in this process while
+the worker is idle, so both see about the same load of the shared machine; the figures are
+the min and the median of the runs, and of the ratios of each run. Before each floor and
+each draw the stage is emptied and its tables vacuumed, so every run writes alike.
 
 The database is the app benchmark's (``closed_circle_bench``, or BENCH_DATABASE), on
 DATABASE_URL's PostgreSQL server; the broker is CELERY_BROKER_URL's Redis (default
