@@ -28,11 +28,11 @@ FIGURES = (
 class GroupStanding(models.Model):
     """An entrant's row in their group's standings (figures as exact decimals in JSON).
 
-    Derived rows, written by a recompute from the group's seats (each a key checked by the
-    database) under the group's lock, 100,000 at a time by a stage's pass: no key check per
-    row in the database (at commit, they cost as much as writing the rows) and no index on
-    the group alone (the unique (group, entrant) index leads with it). Deleting a group or an
-    entrant deletes its rows (Django's cascade), as before.
+    Derived rows, written by a recompute from the group's seats under the group's lock,
+    100,000 at a time by a stage's pass: no key check per row in the database (at commit,
+    they cost as much as writing the rows) and no index on the group alone (the unique
+    (group, entrant) index leads with it). Deleting a group or an entrant deletes its rows
+    (Django's cascade), as before.
     """
 
     group = models.ForeignKey(
