@@ -404,8 +404,14 @@ def _blossom(
                         elif label[w] == 0:
                             label[w] = 2
                             label_end[w] = p ^ 1
-                    elif label[bw] == 1:
-                        b = bv
+                    else:
+                        # The least-slack edge to a T-blossom's S-blossom, or to a free vertex.
+                        if label[bw] == 1:
+                            b = bv
+                        elif label[w] == 0:
+                            b = w
+                        else:
+                            continue
                         e = best_edge[b]
                         if e == -1:
                             best_edge[b] = k
@@ -418,19 +424,6 @@ def _blossom(
                             if k_slack < best_slack[b]:
                                 best_edge[b] = k
                                 best_slack[b] = k_slack
-                    elif label[w] == 0:
-                        e = best_edge[w]
-                        if e == -1:
-                            best_edge[w] = k
-                            best_slack[w] = k_slack
-                            best_epoch[w] = epoch
-                        else:
-                            if best_epoch[w] != epoch:
-                                best_slack[w] = slack(e)
-                                best_epoch[w] = epoch
-                            if k_slack < best_slack[w]:
-                                best_edge[w] = k
-                                best_slack[w] = k_slack
             if augmented:
                 break
             delta_type = 1
