@@ -413,8 +413,8 @@ def _figure_texts(figures: tb.FigureTable) -> list[list[str]]:
 
 def table_rows(table: GroupTable) -> Iterator[tuple]:
     """The stored rows of ``table``, by position: the values of :data:`STANDING_COLUMNS`,
-    points as text and the figures as a tuple of texts in :data:`FIGURES` order (see
-    :func:`figures_json`)."""
+    points as text and the figures as a tuple of texts in :data:`FIGURES` order (written
+    as JSON by ``_FIGURES_JSON``)."""
     figures = table.figures
     texts = _figure_texts(figures)
     by_player = list(zip(*texts, strict=True)) if texts else []
@@ -540,11 +540,6 @@ _ROW_JSON = (
     '{"entrant_id": %d, "seat": %d, "position": %d, "place": "%s", "points": "%s",'
     ' "finished": %d, "scheduled": %d, "withdrawn": %s, "figures": %s}'
 )
-
-
-def figures_json(texts: Sequence[str]) -> str:
-    """The figures column's JSON of a row of :func:`table_rows`."""
-    return _FIGURES_JSON % tuple(texts)
 
 
 def _rows_json(rows: Sequence[tuple]) -> str:
