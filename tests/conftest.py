@@ -141,10 +141,12 @@ def fresh_page_cache(request, monkeypatch):
     are bumped at once instead of after the commit; tests marked ``page_bumps_on_commit``
     keep the real timing (``apps.core.pagecache``)."""
     caches["pages"].clear()
+    pagecache.KEPT.clear()  # what each process keeps for a shared cache (KeptCopies)
     if request.node.get_closest_marker("page_bumps_on_commit") is None:
         monkeypatch.setattr(pagecache, "after_commit", pagecache.bump_now)
     yield
     caches["pages"].clear()
+    pagecache.KEPT.clear()
 
 
 @pytest.fixture(autouse=True)
