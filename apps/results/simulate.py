@@ -44,7 +44,9 @@ def simulate_results(
     memory it takes does not grow with the stage: a 100,000-entrant stage has 500,000 games.
     """
     require_organizer(user, stage.tournament)
-    rng = ChanceStream(seed, f"results/{stage.pk}")
+    # Named by the tournament and the stage's place in it, not by database ids: the same
+    # seed gives the same results on any database, whatever was created there before.
+    rng = ChanceStream(seed, f"results/{stage.tournament.slug}/{stage.order}")
     now = timezone.now()
     games = (
         Game.objects.filter(group__stage=stage, result="")
