@@ -597,26 +597,15 @@ def _general_table(
             low_rgp, low_gms, median_rgp, median_gms = _torino_cuts(
                 entry_rgp, entry_gms, num, den, variant
             )
-        if den:
-            ts_col.append(num * factor0)
-            ts_den_col.append(den * scale)
-        else:
-            ts_col.append(0)
-            ts_den_col.append(1)
-        left = den - low_gms
-        if left:
-            cut1_col.append((num - low_rgp) * factor1)
-            cut1_den_col.append(left * scale)
-        else:
-            cut1_col.append(0)
-            cut1_den_col.append(1)
-        left = den - median_gms
-        if left:
-            median_col.append((num - median_rgp) * factor2)
-            median_den_col.append(left * scale)
-        else:
-            median_col.append(0)
-            median_den_col.append(1)
+        top, bottom = _torino_quotient(num, den, factor0, scale)
+        ts_col.append(top)
+        ts_den_col.append(bottom)
+        top, bottom = _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
+        cut1_col.append(top)
+        cut1_den_col.append(bottom)
+        top, bottom = _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+        median_col.append(top)
+        median_den_col.append(bottom)
 
     return FigureTable(
         ids=player_ids,
@@ -731,26 +720,15 @@ def _classic_target_table(
             median_rgp, median_gms = low_rgp + high_rgp, low_gms + high_gms
         else:
             median_rgp, median_gms = low_rgp, low_gms
-        if den:
-            ts_col.append(num * factor0)
-            ts_den_col.append(den * scale)
-        else:
-            ts_col.append(0)
-            ts_den_col.append(1)
-        left = den - low_gms
-        if left:
-            cut1_col.append((num - low_rgp) * factor1)
-            cut1_den_col.append(left * scale)
-        else:
-            cut1_col.append(0)
-            cut1_den_col.append(1)
-        left = den - median_gms
-        if left:
-            median_col.append((num - median_rgp) * factor2)
-            median_den_col.append(left * scale)
-        else:
-            median_col.append(0)
-            median_den_col.append(1)
+        top, bottom = _torino_quotient(num, den, factor0, scale)
+        ts_col.append(top)
+        ts_den_col.append(bottom)
+        top, bottom = _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
+        cut1_col.append(top)
+        cut1_den_col.append(bottom)
+        top, bottom = _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+        median_col.append(top)
+        median_den_col.append(bottom)
 
     return FigureTable(
         ids=player_ids,
@@ -772,6 +750,12 @@ def _classic_target_table(
         wins=wins_col,
         black_games=black_col,
     )
+
+
+def _torino_quotient(rgp: int, gms: int, factor: int, scale: int) -> tuple[int, int]:
+    """A Torino figure's numerator and denominator from what is left of the opponents' rgp
+    and gms after its cut (0/1 when no game is left)."""
+    return (rgp * factor, gms * scale) if gms else (0, 1)
 
 
 def _torino_cuts(
