@@ -48,6 +48,12 @@ def database_from_env(env: Mapping[str, str], base_dir: Path = BASE_DIR) -> dict
     if config["ENGINE"] == "django.db.backends.postgresql":
         config["CONN_MAX_AGE"] = 60
         config["CONN_HEALTH_CHECKS"] = True
+        # Django's queries bind their parameters client-side and are never prepared; the
+        # standings recompute prepares its few statements itself (``prepare=True``), which
+        # psycopg refuses while the threshold is None (Django's default). A threshold this
+        # high never prepares anything else. (Behind PgBouncer in transaction mode, use
+        # PgBouncer 1.21+ with max_prepared_statements set.)
+        config["OPTIONS"] = {"prepare_threshold": 1_000_000}
     elif config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = SQLITE_OPTIONS
     return config

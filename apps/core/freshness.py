@@ -173,6 +173,24 @@ class Derived:
         )
         return sql, [asked, asked, *defaults, keys, *stale, asked]
 
+    def mark_pending_statement(self, pk: int, now: datetime) -> tuple[str, list[Any]]:
+        """A statement that marks the item only if it is pending already (:meth:`mark`
+        otherwise: its count goes up, its rebuild is asked for if no request stands), for a
+        caller whose work changed nothing but may be what a waiting rebuild waits for (a
+        group's recompute that found its rows as stored: a ranking rebuild that waits for
+        the groups' recomputes is queued by the last of them, see :meth:`wait`). Its rows go
+        to :meth:`marked`."""
+        ops, quote = connection.ops, connection.ops.quote_name
+        asked = ops.adapt_datetimefield_value(now)
+        stale = ops.adapt_datetimefield_value(now - self.stale_after())
+        sql = (
+            f"UPDATE {quote(self.mark_model._meta.db_table)} SET changes = changes + 1,"
+            " requested_at = CASE WHEN requested_at IS NULL OR requested_at <= %s THEN %s"
+            f" ELSE requested_at END WHERE {quote(self.key)} = %s AND pending_since IS NOT NULL"
+            f" RETURNING {quote(self.key)}, requested_at = %s"
+        )
+        return sql, [stale, asked, pk, asked]
+
     @staticmethod
     def marked(rows: Iterable[tuple[int, bool]]) -> list[int]:
         """The items to queue, from the rows of :meth:`mark_statement`."""

@@ -8,11 +8,14 @@ Also the figures every reader of standings needs: the tournament's tie-break cha
 (:func:`chain`), its scoring, and the games per player of a group of the stage.
 
 **Round trips.** A recompute runs after every result, so on PostgreSQL it sends few
-messages: the locks and every read in one (the mark, the group with its stage and
-tournament, the seats, games and byes as arrays), the store, the mark's settling and the
-stage ranking's mark in another, then the commit (and, after it, the pages' versions). The
-stage's pass reads every group's arrays in one statement and writes every row with one COPY
-and one message. Elsewhere (SQLite) the same steps run one statement at a time.
+messages, each a pipeline of prepared statements (planned once per connection): the locks
+and every read in one (the mark, the group with its stage and tournament, the seats, games
+and byes as arrays, the stored rows' count and fingerprint), the store, the mark's
+settling, the stage ranking's mark, the pages' version and the commit in another. Rows of
+the fingerprint computed are the rows stored: then nothing is written, and the pages and
+the ranking keep what they have. The stage's pass reads every group's arrays in one
+statement and writes every row with one COPY and one message. Elsewhere (SQLite) the same
+steps run one statement at a time.
 
 **Locks** (see ``apps/core/locking.py``): a group's recompute holds its stage's standings lock
 shared and its group's recompute lock (PostgreSQL advisory locks, not rows: changes go on
@@ -26,7 +29,6 @@ from __future__ import annotations
 import array
 import functools
 import hashlib
-import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -343,9 +345,15 @@ def _read_portable(group_id: int, through_round: int | None = None) -> GroupRead
     )
 
 
-def _fields(model: type[models.Model], alias: str) -> tuple[list[str], list[str]]:
-    """A model's concrete fields: their attnames, and their columns in a select list."""
-    fields = model._meta.concrete_fields
+def _fields(
+    model: type[models.Model], alias: str, only: Iterable[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """A model's concrete fields (``only``: those of these attnames): their attnames, and
+    their columns in a select list."""
+    fields = list(model._meta.concrete_fields)
+    if only is not None:
+        wanted = set(only)
+        fields = [f for f in fields if f.attname in wanted]
     return [f.attname for f in fields], [f"{alias}.{_q(column_of(f))}" for f in fields]
 
 
@@ -552,6 +560,13 @@ def _rows_json(rows: Sequence[tuple]) -> str:
     )
 
 
+def _fingerprint(text: str) -> int:
+    """``GroupStanding.fingerprint`` of the rows stored from ``text`` (their JSON): the
+    first 8 bytes of its BLAKE2b digest, as a signed integer."""
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 def store_group_table(table: GroupTable) -> int:
     """Store ``table``'s rows as the group's standings (and when: ``Group.standings_at``);
     returns the number of rows. Call it inside the transaction that holds the group's
@@ -577,8 +592,41 @@ def store_group_table(table: GroupTable) -> int:
         )
         Group.objects.filter(pk=group_id).update(standings_at=now)
         return len(rows)
-    _send(_store_statements(group_id, rows, now))
+    _send(_store_statements(group_id, _rows_json(rows), None, now)[0])
     return len(rows)
+
+
+def _store_statements(
+    group_id: int, text: str, stored: tuple[int, int | None] | None, now: datetime
+) -> tuple[list[Statement], bool]:
+    """PostgreSQL: the statements that store a group's rows (``text``: their JSON), and
+    whether they write any. ``stored``: how many rows the group has, and their fingerprint
+    if every one has the same (those a recompute wrote together). Rows of the fingerprint
+    of ``text`` are these rows: only the group says when its standings were computed. Else
+    the stored rows are deleted and these inserted, each with the fingerprint."""
+    fingerprint = _fingerprint(text)
+    if stored is not None and stored[1] == fingerprint:
+        return [(_computed_sql(), [now, group_id])], False
+    delete, insert = _store_sql()
+    return [
+        (delete, [group_id]),
+        (insert, [now, group_id, group_id, fingerprint, text]),
+    ], True
+
+
+@functools.cache
+def _store_sql() -> tuple[str, str]:
+    """The two statements of :func:`_store_statements` (their text made once)."""
+    standings = _q(GroupStanding._meta.db_table)
+    types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
+    names = ", ".join(_q(c) for c in STANDING_COLUMNS)
+    values = ", ".join(f"r.{_q(c)}" for c in STANDING_COLUMNS)
+    return (
+        f"DELETE FROM {standings} WHERE group_id = %s",
+        f"WITH marked AS (UPDATE {_q(Group._meta.db_table)} SET standings_at = %s WHERE id = %s)"
+        f" INSERT INTO {standings} (group_id, {names}, fingerprint) SELECT %s, {values},"
+        f" %s::bigint FROM jsonb_to_recordset(%s::jsonb) AS r({types})",
+    )
 
 
 def _changed(target: str, source: str, columns: Iterable[str]) -> str:
@@ -590,51 +638,24 @@ def _changed(target: str, source: str, columns: Iterable[str]) -> str:
     )
 
 
-def _store_statements(group_id: int, rows: list[tuple], now: datetime) -> list[Statement]:
-    """PostgreSQL: the statements that store a group's rows, each with one JSON parameter.
-    The first deletes the stored rows whose entrant is not at the same position any more;
-    the second updates the remaining ones in place where they changed (they keep group,
-    entrant and position: no key to check, and no index to change while their page has
-    room), inserts the others and updates the group."""
-    delete, store = _store_sql()
-    return [
-        (delete, [group_id, json.dumps({r[0]: r[2] for r in rows})]),
-        (store, [_rows_json(rows), now, group_id, group_id, group_id, group_id]),
-    ]
-
-
 @functools.cache
-def _store_sql() -> tuple[str, str]:
-    """The two statements of :func:`_store_statements` (their text made once)."""
-    standings = _q(GroupStanding._meta.db_table)
-    types = ", ".join(f"{_q(c)} {t}" for c, t in STANDING_COLUMNS.items())
-    names = ", ".join(_q(c) for c in STANDING_COLUMNS)
-    values = ", ".join(f"r.{_q(c)}" for c in STANDING_COLUMNS)
-    kept = ("entrant_id", "position")
-    changing = [c for c in STANDING_COLUMNS if c not in kept]
-    changes = ", ".join(f"{_q(c)} = r.{_q(c)}" for c in changing)
-    return (
-        f"DELETE FROM {standings} WHERE group_id = %s AND (entrant_id, position)"
-        " NOT IN (SELECT key::bigint, value::integer FROM jsonb_each_text(%s::jsonb))",
-        # One snapshot for the whole statement: the rows left by the delete are updated,
-        # and the new rows are those whose entrant has no row left.
-        f"WITH r AS (SELECT * FROM jsonb_to_recordset(%s::jsonb) AS r({types})),"
-        f" marked AS (UPDATE {_q(Group._meta.db_table)}"
-        " SET standings_at = %s WHERE id = %s),"
-        f" updated AS (UPDATE {standings} s SET {changes}"
-        " FROM r WHERE s.group_id = %s AND s.entrant_id = r.entrant_id"
-        f" AND {_changed('s', 'r', changing)})"
-        f" INSERT INTO {standings} (group_id, {names}) SELECT %s, {values} FROM r"
-        f" WHERE NOT EXISTS (SELECT FROM {standings} s"
-        " WHERE s.group_id = %s AND s.entrant_id = r.entrant_id)",
-    )
+def _computed_sql() -> str:
+    """When a group's standings were computed (rows unchanged)."""
+    return f"UPDATE {_q(Group._meta.db_table)} SET standings_at = %s WHERE id = %s"
 
 
 @functools.cache
 def _lock_sql() -> str:
-    """A group recompute's first statement: its stage's standings lock, shared."""
+    """A group recompute's first statement: its settings (derived data with its mark: a
+    commit lost in a crash leaves the mark pending and the sweep recomputes it, so the commit
+    need not wait for the disk; the prepared statements' generic plans, see :func:`_send`),
+    then its stage's standings lock, shared, then the group's recompute lock (in that order:
+    a select list is computed left to right)."""
     return (
-        "SELECT pg_advisory_xact_lock_shared(%s::integer, stage_id::integer)"
+        "SELECT set_config('synchronous_commit', 'off', true),"
+        " set_config('plan_cache_mode', 'force_generic_plan', true),"
+        " pg_advisory_xact_lock_shared(%s::integer, stage_id::integer),"
+        " pg_advisory_xact_lock(%s::integer, id::integer)"
         f" FROM {_q(Group._meta.db_table)} WHERE id = %s"
     )
 
@@ -645,20 +666,30 @@ _ROWS = (psycopg.pq.ExecStatus.TUPLES_OK, psycopg.pq.ExecStatus.SINGLE_TUPLE)
 
 
 def _send(statements: Sequence[Statement]) -> list[tuple[int, list[tuple] | None]]:
-    """PostgreSQL: send ``statements`` in one message (one round trip; each statement still
-    runs with a snapshot of its own, after the previous one); returns each one's row count
-    and rows (None for a statement that returns none)."""
+    """PostgreSQL: send ``statements`` in one message (psycopg's pipeline: one round trip;
+    each statement still runs with a snapshot of its own, after the previous one); returns
+    each one's row count and rows (None for a statement that returns none).
+
+    Each statement with parameters is a prepared statement of the connection (made on its
+    first use, kept while the connection lives): PostgreSQL plans a recompute's read once per
+    connection instead of at every recompute (planning it cost as much as running it), and
+    ``plan_cache_mode`` (set by the recompute's first message) keeps that generic plan from
+    the first execution on. Parameters go apart from the text (server-side binding), which
+    also spares quoting the rows' JSON into the text."""
+    connection.ensure_connection()
+    conn = connection.connection
+    cursors: list[psycopg.Cursor] = []
+    with conn.pipeline():
+        for sql, params in statements:
+            cursor = psycopg.Cursor(conn)
+            cursor.execute(sql, params, prepare=bool(params))
+            cursors.append(cursor)
     results: list[tuple[int, list[tuple] | None]] = []
-    with connection.cursor() as cursor:
-        sql = "; ".join(sql for sql, _ in statements)
-        cursor.execute(sql, [p for _, params in statements for p in params])
-        while True:
-            # Whether it returned rows, without making its columns' descriptions.
-            result = cursor.pgresult
-            rows = cursor.fetchall() if result is not None and result.status in _ROWS else None
-            results.append((cursor.rowcount, rows))
-            if not cursor.nextset():
-                break
+    for cursor in cursors:
+        # Whether it returned rows, without making its columns' descriptions.
+        result = cursor.pgresult
+        rows = cursor.fetchall() if result is not None and result.status in _ROWS else None
+        results.append((cursor.rowcount, rows))
     return results
 
 
@@ -717,19 +748,13 @@ def _recompute(group_id: int, *, only_if_pending: bool) -> int | None:
 
 
 def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetime) -> int | None:
-    """:func:`_recompute` on PostgreSQL in two messages (and the transaction's BEGIN and
-    COMMIT): the locks and every read; the store, the settling and the ranking's mark."""
+    """:func:`_recompute` on PostgreSQL in two messages after psycopg's BEGIN: the locks and
+    every read; the store (nothing if the rows are as stored), the settling, the ranking's
+    mark, the pages' version and the COMMIT."""
     sql, parts = _one_group_sql()
     found = _send(
         [
-            # Derived data with its mark: a commit lost in a crash leaves the mark pending
-            # (the sweep recomputes it), so the commit need not wait for the disk.
-            ("SET LOCAL synchronous_commit TO OFF", []),
-            (_lock_sql(), [STAGE_STANDINGS_LOCK, group_id]),
-            (
-                "SELECT pg_advisory_xact_lock(%s::integer, %s::integer)",
-                [GROUP_STANDINGS.lock_class, group_id],
-            ),
+            (_lock_sql(), [STAGE_STANDINGS_LOCK, GROUP_STANDINGS.lock_class, group_id]),
             (sql, [group_id]),
         ]
     )[-1][1]
@@ -737,7 +762,7 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
         if only_if_pending:
             return None
         raise Group.DoesNotExist(f"no group {group_id}")
-    seen, pending_since, *values = found[0]
+    seen, pending_since, stored_rows, stored, *values = found[0]
     if only_if_pending and pending_since is None:  # no mark, or cleared
         return None
     instances = []
@@ -750,50 +775,83 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
     group.__dict__[_READ] = _read_of(values)
     table = compute_group(group)
 
-    # Rows that stay the same are not written again (see _store_statements): comparing
-    # their digest first (as the stage's pass does) cost a group's recompute more than it
-    # saved, measured.
     rows = list(table_rows(table))
     count = len(rows)
     now = timezone.now()
-    statements = _store_statements(group_id, rows, now)
+    statements, written = _store_statements(
+        group_id, _rows_json(rows), (stored_rows, stored) if stored_rows == count else None, now
+    )
     if seen is None or stage.status == Stage.Status.CLOSED:
         # Rare (a group never marked; a closed stage's later rankings): step by step.
-        pagecache.bump([(pagecache.GROUP, group_id)])
+        if written:
+            pagecache.bump([(pagecache.GROUP, group_id)])
         _send(statements)
         GROUP_STANDINGS.settle(group_id, seen, started)
         mark_rankings(stage)
         return count
-    # The usual case, in the same message: the mark settled and the ranking marked (its row
-    # is locked from there to the commit only: recomputes of the stage's other groups wait
-    # for each other that long, no longer).
-    stored = len(statements)  # the results of the statements after the store's
+    # The usual case, in the same message: the mark settled and, if a row changed, the
+    # ranking marked (its row is locked from there to the commit only: recomputes of the
+    # stage's other groups wait for each other that long, no longer). Rows all the same:
+    # the pages and the ranking stay as they are.
+    settling = len(statements)  # the results of the statements after the store's
     statements.append(GROUP_STANDINGS.settle_statement(group_id, seen, started, now))
-    statements.append(STAGE_RANKING.mark_statement([stage.pk], now))
+    if written:
+        statements.append(STAGE_RANKING.mark_statement([stage.pk], now))
+    else:  # the ranking, if it waits for the recomputes of its groups, rebuilt after this
+        statements.append(STAGE_RANKING.mark_pending_statement(stage.pk, now))
     # Run by itself (not inside a caller's transaction), the message also bumps the pages'
     # versions and commits: the bump's row is locked for no longer than that (as if bumped
     # on commit, and seen by readers with the standings), and Django's commit then finds no
     # transaction left to commit (psycopg sends nothing). Inside a caller's transaction the
     # pages are bumped when it commits.
     outermost = len(connection.atomic_blocks) == 1 and not connection.savepoint_ids
-    bump = pagecache.bump_statement([(pagecache.GROUP, group_id)])
-    if outermost and bump is not None:
-        statements += [bump, ("COMMIT", [])]
-    else:
+    bump = pagecache.bump_statement([(pagecache.GROUP, group_id)]) if written else None
+    if outermost:
+        if bump is not None:
+            statements.append(bump)
+        statements.append(("COMMIT", []))
+    elif written:
         pagecache.bump([(pagecache.GROUP, group_id)])
     results = _send(statements)
-    settled = results[stored][1]
+    settled = results[settling][1]
     if settled and not settled[0][0]:  # a change was marked since the read: it stays pending
         transaction.on_commit(lambda: GROUP_STANDINGS.queue([group_id]))
-    queued = STAGE_RANKING.marked(results[stored + 1][1] or [])
+    queued = STAGE_RANKING.marked(results[settling + 1][1] or [])
     if queued:
         transaction.on_commit(lambda: STAGE_RANKING.queue(queued))
     if outermost and bump is not None:
-        pagecache.bumped(results[stored + 2][1] or [])
+        pagecache.bumped(results[settling + 2][1] or [])
     return count
 
 
 _ONE_GROUP: tuple[str, list[tuple[type[models.Model], list[str]]]] | None = None
+# The fields a recompute reads of its group, stage and tournament (the stage's has 54
+# columns: loading them all cost a tenth of a recompute); any other is loaded when first
+# used (Django's deferred fields), which a test makes sure does not happen.
+_RECOMPUTE_FIELDS = {
+    "group": ("id", "stage_id", "number", "size"),
+    "stage": (
+        "id",
+        "tournament_id",
+        "kind",
+        "order",
+        "format",
+        "status",
+        "games_per_player_override",
+        "double_round_robin",
+        "swiss_rounds",
+    ),
+    "tournament": (
+        "id",
+        "slug",
+        "games_per_player",
+        "points_win",
+        "points_draw",
+        "points_loss",
+        "tiebreak",
+        "ranking",
+    ),
+}
 
 
 def _one_group_sql() -> tuple[str, list[tuple[type[models.Model], list[str]]]]:
@@ -804,23 +862,29 @@ def _one_group_sql() -> tuple[str, list[tuple[type[models.Model], list[str]]]]:
     if _ONE_GROUP is None:
         parts: list[tuple[type[models.Model], list[str]]] = []
         selects: list[str] = []
-        wanted: list[tuple[type[models.Model], str]] = [
-            (Group, "g"),
-            (Stage, "sg"),
-            (Tournament, "t"),
+        wanted: list[tuple[type[models.Model], str, tuple[str, ...]]] = [
+            (Group, "g", _RECOMPUTE_FIELDS["group"]),
+            (Stage, "sg", _RECOMPUTE_FIELDS["stage"]),
+            (Tournament, "t", _RECOMPUTE_FIELDS["tournament"]),
         ]
-        for model, alias in wanted:
-            names, columns = _fields(model, alias)
+        for model, alias, only in wanted:
+            names, columns = _fields(model, alias, only)
             parts.append((model, names))
             selects += columns
         select, joins = _inputs()
+        # How many rows the group has, and their fingerprint if they all have the same.
+        stored = (
+            " CROSS JOIN LATERAL (SELECT count(*) AS n, CASE WHEN count(*) = count(z.fingerprint)"
+            " AND min(z.fingerprint) = max(z.fingerprint) THEN min(z.fingerprint) END AS f"
+            f" FROM {_q(GroupStanding._meta.db_table)} z WHERE z.group_id = g.id) z"
+        )
         sql = (
-            f"SELECT m.changes, m.pending_since, {', '.join(selects)}, {select}"
+            f"SELECT m.changes, m.pending_since, z.n, z.f, {', '.join(selects)}, {select}"
             f" FROM {_q(Group._meta.db_table)} g"
             f" JOIN {_q(Stage._meta.db_table)} sg ON sg.id = g.stage_id"
             f" JOIN {_q(Tournament._meta.db_table)} t ON t.id = sg.tournament_id"
             f" LEFT JOIN {_q(StandingsMark._meta.db_table)} m ON m.group_id = g.id"
-            f"{joins} WHERE g.id = %s"
+            f"{joins}{stored} WHERE g.id = %s"
         )
         _ONE_GROUP = (sql, parts)
         return sql, parts
@@ -930,7 +994,8 @@ def _recompute_stage_postgresql(stage_id: int, only_if_pending: bool, started: d
         standings, load = _q(GroupStanding._meta.db_table), _LOAD
         kept = ("entrant_id", "position")
         changing = [c for c in STANDING_COLUMNS if c not in kept]
-        changes = ", ".join(f"{_q(c)} = l.{_q(c)}" for c in changing)
+        # A row changed here loses its fingerprint (see _fingerprint): a recompute writes it again.
+        changes = ", ".join([*(f"{_q(c)} = l.{_q(c)}" for c in changing), "fingerprint = NULL"])
         names_listed = ", ".join(map(_q, load_columns))
         write = ""
         if changed:

@@ -14,12 +14,17 @@ from apps.core.permissions import Actor, require_organizer
 from apps.groups.models import Group
 from apps.stages.models import Stage
 
-from .freshness import GROUP_STANDINGS
+from .freshness import GROUP_STANDINGS, mark_rankings
+from .models import GroupStanding
 
 
 def force_recompute(user: Actor, stage: Stage, group: Group | None = None) -> list[int]:
     """An organizer's "recompute the standings": every group of the stage (or ``group``) is
-    marked pending and its recompute queued, whatever was asked before. Audited."""
+    marked pending and its recompute queued, whatever was asked before, and the stage's
+    stored ranking rebuilt. The stored rows lose their fingerprints, so every row is written
+    again: a recompute trusts a row whose fingerprint is the one it computes (see
+    ``GroupStanding.fingerprint``); this is the repair for rows changed outside the product
+    (by hand in the database). Audited."""
     require_organizer(user, stage.tournament)
     if not stage.is_public:
         raise ActionError(
@@ -32,7 +37,11 @@ def force_recompute(user: Actor, stage: Stage, group: Group | None = None) -> li
             group_ids = [group.pk]
         else:
             group_ids = list(Group.objects.filter(stage=stage).values_list("pk", flat=True))
+        GroupStanding.objects.filter(group_id__in=group_ids, fingerprint__isnull=False).update(
+            fingerprint=None
+        )
         queued = GROUP_STANDINGS.mark(group_ids, timezone.now(), force=True)
+        mark_rankings(stage)
         record(
             Action.STANDINGS_RECOMPUTE_FORCED,
             user,

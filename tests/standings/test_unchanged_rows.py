@@ -1,15 +1,17 @@
 """Rows that stay the same are not written again (PostgreSQL): the digest of the rows a
 recompute computed (groups.rows_text, rows_digest) is the digest the database computes of the
 stored rows when they are the same, so the stage's pass copies none of them; a group's
-recompute updates only rows that differ; the rest of a recompute happens as before (the
-group's time, its mark settled, the pages' version, the ranking marked); and rows that
-differ (changed behind its back) are written again, by a group's recompute and by the
-stage's pass."""
+recompute whose rows have the fingerprint it computes (groups._fingerprint) writes none, and
+the rest of it happens (the group's time, its mark settled) but the pages keep their version
+and a ranking not pending stays as it is; and rows that differ (changed behind its back) are
+written again, by a forced recompute (which drops the fingerprints) and by the stage's pass
+(which compares what is stored)."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from apps.core import pagecache
 from apps.core.models import PageVersion
@@ -18,6 +20,7 @@ from apps.groups.models import Group
 from apps.results.services import enter_result, withdraw_entrant
 from apps.standings import groups as group_standings
 from apps.standings.models import GroupStanding, RankingMark
+from apps.standings.services import force_recompute
 from tests.worlds.healing import *  # noqa: F403 (the fixtures of this world)
 from tests.worlds.healing import mark, open_games, up_to_date
 
@@ -89,6 +92,7 @@ def test_a_recompute_of_stored_rows_writes_none_and_does_the_rest(played):
     standings_at = group.standings_at
     page = page_version(pk)
     ranking = RankingMark.objects.get(stage_id=group.stage_id).changes
+    assert RankingMark.objects.get(stage_id=group.stage_id).pending_since is None
     settled = mark(group)
     assert settled is not None and standings_at is not None
     changes = settled.changes
@@ -98,11 +102,36 @@ def test_a_recompute_of_stored_rows_writes_none_and_does_the_rest(played):
     assert row_versions([pk]) == before  # not one row written
     stamped = Group.objects.get(pk=pk).standings_at
     assert stamped is not None and stamped > standings_at
-    assert page_version(pk) == page + 1
-    assert RankingMark.objects.get(stage_id=group.stage_id).changes == ranking + 1
+    assert page_version(pk) == page  # the pages show the same standings
+    ranking_mark = RankingMark.objects.get(stage_id=group.stage_id)
+    assert ranking_mark.pending_since is None and ranking_mark.changes == ranking  # as it was
     after = mark(group)
     assert after is not None and after.changes == changes and after.pending_since is None
     assert up_to_date(group)
+
+
+def test_a_recompute_of_stored_rows_wakes_a_ranking_rebuild_that_waits_for_it(played, monkeypatch):
+    """A ranking rebuild that found groups still pending waits for their recomputes (no
+    request stands); the last of them queues it, also when its rows were as stored."""
+    pk = played[0]
+    group = Group.objects.get(pk=pk)
+    mark(group)
+    waiting = RankingMark.objects.filter(stage_id=group.stage_id)
+    waiting.update(pending_since=timezone.now(), requested_at=None)
+    changes = waiting.get().changes
+    sent: list[int] = []
+    monkeypatch.setattr(
+        "apps.standings.tasks.rebuild_stage_ranking.apply_async",
+        lambda args, countdown: sent.append(args[0]),
+    )
+    before = row_versions([pk])
+
+    group_standings.recompute_group(pk)
+
+    assert row_versions([pk]) == before
+    assert sent == [group.stage_id]
+    woken = waiting.get()
+    assert woken.changes == changes + 1 and woken.requested_at is not None
 
 
 def test_the_stage_pass_writes_no_stored_row_again(played, published_stage):
@@ -118,7 +147,9 @@ def test_the_stage_pass_writes_no_stored_row_again(played, published_stage):
 
 
 @pytest.mark.parametrize("recompute", ["group", "stage"])
-def test_rows_changed_behind_its_back_are_written_again(played, published_stage, recompute):
+def test_rows_changed_behind_its_back_are_written_again(
+    played, organizer, published_stage, recompute
+):
     pk = played[1]
     expected = list(
         GroupStanding.objects.filter(group_id=pk)
@@ -133,6 +164,11 @@ def test_rows_changed_behind_its_back_are_written_again(played, published_stage,
     assert stored_digest(pk) != computed_digest(pk)
 
     if recompute == "group":
+        # A recompute trusts the rows' fingerprints (nothing in the product writes a row
+        # without one): these rows are written again by a forced recompute, which drops them.
+        group_standings.recompute_group(pk)
+        assert stored_digest(pk) != computed_digest(pk)
+        force_recompute(organizer, published_stage, Group.objects.get(pk=pk))
         group_standings.recompute_group(pk)
     else:
         group_standings.recompute_stage(published_stage.pk)
