@@ -116,8 +116,10 @@ def test_demo_clubs_pages_answer_the_public_with_the_moves(client, club):
 
 
 def test_the_demo_player_has_two_games_waiting_for_their_move(client, club):
-    player = get_user_model().objects.get(username=DEMO_PLAYER)
-    assert player.check_password(demo.DEMO_PASSWORD)
+    accounts = get_user_model().objects.filter(username__in=tournaments.PLAYER_LOGINS)
+    assert accounts.count() == len(tournaments.PLAYER_LOGINS)
+    assert all(account.check_password(demo.DEMO_PASSWORD) for account in accounts)
+    player = accounts.get(username=DEMO_PLAYER)
     client.force_login(player)
     mine = PlayedGame.objects.filter(stage=club.first_stage).select_related(
         "game__white__user", "game__black__user", "game__group__stage__tournament"
