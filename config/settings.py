@@ -210,6 +210,8 @@ INSTALLED_APPS = [
     "apps.play",
     "apps.ratinglists",
     "apps.players",
+    # The demo (manage.py demo): on the top floor, it runs every app's actions.
+    "apps.demo",
 ]
 
 MIDDLEWARE = [

@@ -1,4 +1,6 @@
-"""The demo data ``make run`` creates on an empty database."""
+"""The office's demo tournaments (Demo Cup, Demo Masters, Demo Open 2027): entrants imported,
+drawn, published and played with simulated results. ``apps/demo`` makes them, with the demo's
+players on the site, when ``make run`` finds an empty database."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def demo_user():
     return user
 
 
-def _drawn(user: Actor, stage: Stage, seed: str) -> Stage:
+def drawn(user: Actor, stage: Stage, seed: str) -> Stage:
     """Draw the stage (registration closed already) and publish it."""
     job = start_draw(user, stage, seed)
     job.refresh_from_db()
@@ -88,11 +90,11 @@ def create_demo_cup(log=print) -> Tournament:
     import_entrants(user, preliminary, entrants_csv(demo_entrants(3099, "demo-cup", "CUP")))
     close_registration(user, preliminary)
     log(f"Demo Cup: drawing the preliminary with seed {DEMO_SEED!r} …")
-    preliminary = _drawn(user, preliminary, DEMO_SEED)
+    preliminary = drawn(user, preliminary, DEMO_SEED)
     log(f"Demo Cup: {preliminary.groups.count()} groups published; playing them to the end …")
     semifinal = _played_to_the_end(user, preliminary, "top_per_group", 20, relative=True)
     log(f"Demo Cup: {semifinal.entries.count()} qualified; drawing the semifinal …")
-    semifinal = _drawn(user, semifinal, f"{DEMO_SEED} semifinal")
+    semifinal = drawn(user, semifinal, f"{DEMO_SEED} semifinal")
     results = simulate_results(user, semifinal, share=0.4, withdrawals=0.002, seed="demo-cup 2")
     set_rule(user, semifinal, rule="top_per_group", value=15, relative=True)
     log(f"Demo Cup: semifinal in play, {results} results so far.")
@@ -125,9 +127,9 @@ def create_demo_masters(log=print) -> Tournament:
     log("Demo Masters: 315 entrants, preliminary …")
     import_entrants(user, preliminary, entrants_csv(demo_entrants(315, "demo-masters", "MASTERS")))
     close_registration(user, preliminary)
-    preliminary = _drawn(user, preliminary, f"{DEMO_SEED} masters")
+    preliminary = drawn(user, preliminary, f"{DEMO_SEED} masters")
     final = _played_to_the_end(user, preliminary, "top_overall", 11, relative=False)
-    final = _drawn(user, final, f"{DEMO_SEED} masters final")
+    final = drawn(user, final, f"{DEMO_SEED} masters final")
     simulate_results(user, final, share=0.2, withdrawals=0, seed="demo-masters final")
     log("Demo Masters: preliminary closed, round-robin final of 11 drawn and in play.")
     return cup
@@ -142,16 +144,3 @@ def create_demo_open(log=print) -> Tournament:
     import_entrants(user, stage, entrants_csv(demo_entrants(240, "demo-open", "OPEN")))
     log("Demo Open 2027: registration open, 240 entrants.")
     return cup
-
-
-DEMOS = {
-    "demo-cup": create_demo_cup,
-    "demo-masters": create_demo_masters,
-    "demo-open-2027": create_demo_open,
-}
-
-
-def create_demos(log=print) -> list[Tournament]:
-    """Every demo tournament not there yet."""
-    existing = set(Tournament.objects.filter(slug__in=DEMOS).values_list("slug", flat=True))
-    return [make(log=log) for slug, make in DEMOS.items() if slug not in existing]

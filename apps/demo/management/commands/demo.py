@@ -1,19 +1,21 @@
-"""python manage.py demo [--if-empty]: create the demo tournaments and the demo organizer."""
+"""python manage.py demo [--if-empty]: the demo tournaments, its organizer and its players."""
 
 from __future__ import annotations
 
 from celery import current_app as app
 from django.core.management.base import BaseCommand
 
+from apps.office.demo import DEMO_PASSWORD, DEMO_USER
 from apps.stages.models import Tournament
 
-from ...demo import DEMO_PASSWORD, DEMO_USER, create_demos
+from ...tournaments import DEMO_PLAYER, create_demos
 
 
 class Command(BaseCommand):
     help = (
         "Create the demo tournaments: Demo Cup (preliminary closed, semifinal in play), "
-        "Demo Masters (round-robin final drawn) and Demo Open 2027 (registration open)."
+        "Demo Masters (round-robin final drawn), Demo Open 2027 (registration open, players' "
+        "requests in every state) and Demo Club 2027 (a round robin played on this server)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -35,5 +37,8 @@ class Command(BaseCommand):
         if not created:
             self.stdout.write("The demo tournaments exist already.")
         self.stdout.write(
-            self.style.SUCCESS(f"Sign in as {DEMO_USER!r} with password {DEMO_PASSWORD!r}.")
+            self.style.SUCCESS(
+                f"Sign in as {DEMO_USER!r} (the organizer) or {DEMO_PLAYER!r} (a player) "
+                f"with password {DEMO_PASSWORD!r}."
+            )
         )
