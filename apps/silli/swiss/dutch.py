@@ -439,7 +439,10 @@ def _pack(
 
 QUALITY = 18  # F0 completion, C6, C7 (PSD), C8 pairs, C8 scores, C9, C10..C21 (12)
 MDP_ORDER = 2  # which MDPs are paired (lowest BSNs), their opponents (transpositions of S2)
-REMAINDER_ORDER = 5  # exchanges: count, BSN sums, highest moved out, lowest moved in; S2 order
+REMAINDER_ORDER = 6  # exchanges: count, BSN sums, highest moved out, lowest moved in; S2 order
+# (its first TRANSPOSITION_HEAD S1 positions, then the others)
+TRANSPOSITION_HEAD = 8
+REMAINDER_STEPS = (0, 4)  # solved apart after the exchange count and after the S2 order's head
 ONE_POINT = 2  # in half-points
 LONG_TIE_BREAK = 64  # bits: order fields this wide are solved for apart (see _Bracket.solve)
 
@@ -562,8 +565,11 @@ class _Bracket:
         order: Mapping[tuple[int, int], list[int]],
         order_count: int,
         dropped: Set[tuple[int, int]] = frozenset(),
+        split_after: Iterable[int] = (),
     ) -> dict[int, int]:
-        """Mates (partner vertex, -2 for the bye) maximising quality, then ``order``."""
+        """Mates (partner vertex, -2 for the bye) maximising quality, then ``order``; the
+        matching is solved in steps after the quality fields and after the order fields
+        ``split_after`` names (indices in ``order``'s lists) where what lies below is long."""
         vertices = [v for v in self.vertices if v not in removed]
         index = {v: k for k, v in enumerate(vertices)}
         count = len(vertices) + (1 if self.bye else 0)
@@ -584,7 +590,9 @@ class _Bracket:
         # at a time), then with the order on the edges that can be in a matching optimal on
         # quality (each step exact: the same matching, far less work).
         low = offsets[QUALITY - 1]
-        mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
+        # ``split_after`` adds steps within the order fields (see _remainder_order).
+        levels = [low, *(offsets[QUALITY + f] for f in sorted(split_after))]
+        mate = max_weight_matching(count, edges, [b for b in levels if b >= LONG_TIE_BREAK])
         result: dict[int, int] = {}
         for v in vertices:
             m = mate[index[v]]
@@ -656,7 +664,11 @@ def _solve_bracket(
     in_remainder = set(remainder)
     while True:
         result = problem.solve(
-            removed, _remainder_order(problem, remainder, pairs), REMAINDER_ORDER, limbo_edges
+            removed,
+            _remainder_order(problem, remainder, pairs),
+            REMAINDER_ORDER,
+            limbo_edges,
+            REMAINDER_STEPS,
         )
         found = sum(1 for v in remainder if result.get(v, -1) in in_remainder and result[v] > v)
         if found == pairs:
@@ -696,21 +708,35 @@ def _without_c9_if_floating(
 def _remainder_order(
     problem: _Bracket, remainder: list[int], pairs: int
 ) -> dict[tuple[int, int], list[int]]:
-    """Generation-order fields of the remainder's pairs, S1 being its first ``pairs`` players."""
+    """Generation-order fields of the remainder's pairs, S1 being its first ``pairs`` players.
+
+    The transposition order is one base-``span`` digit per S1 position u (the lower BSN of a
+    pair, each u in at most one pair, so no digit carries), ``span - 1 - w`` for the partner
+    w: the first S1 player's partner matters most.  Its digits are split in two fields, the
+    first ``TRANSPOSITION_HEAD`` positions and the rest: the same order (head, then tail, is
+    the whole number), but the matching can be solved in steps (REMAINDER_STEPS): quality and
+    the number of exchanges first (many ties, taken many at a time), then the other exchange
+    keys and the head on the edges that step leaves, then the tail on the far fewer edges
+    left (the head's players have their partners by then).  Each step is exact; with the
+    whole order in one step, its distinct weights cost one augmentation per stage on every
+    edge the quality step left.
+    """
     size = len(remainder)
     bsn = {v: k + 1 for k, v in enumerate(remainder)}
     span = size + 2
-    powers = [span ** (size - u) for u in range(size + 1)]
+    head = min(size, TRANSPOSITION_HEAD)
+    powers = [span ** ((head if u <= head else size) - u) for u in range(size + 1)]
     order: dict[tuple[int, int], list[int]] = {}
     for edge in problem.fields:
         a, b = edge
         if a in bsn and b in bsn:
             u, w = bsn[a], bsn[b]  # u < w: a ranks above b and is the one in (exchanged) S1
-            transposition = powers[u] * (span - 1 - w)
+            digit = powers[u] * (span - 1 - w)
+            transposition = [digit, 0] if u <= head else [0, digit]
             if u <= pairs:  # stays in S1 (the highest BSNs should leave it)
-                order[edge] = [1, span - u, 2**pairs - 2 ** (u - 1), 0, transposition]
+                order[edge] = [1, span - u, 2**pairs - 2 ** (u - 1), 0, *transposition]
             else:  # moved from S2 into S1 (the lowest BSNs should)
-                order[edge] = [0, span - u, 0, 2 ** (size - u), transposition]
+                order[edge] = [0, span - u, 0, 2 ** (size - u), *transposition]
     return order
 
 
