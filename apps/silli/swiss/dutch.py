@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from .acceleration import Acceleration, virtual_points
-from .matching import has_perfect_matching, max_weight_matching
+from .matching import has_perfect_matching, max_weight_matching, max_weight_matching_tight
 from .trf import Colour, RoundCell, Tournament
 
 __all__ = [
@@ -440,9 +440,8 @@ def _pack(
 QUALITY = 18  # F0 completion, C6, C7 (PSD), C8 pairs, C8 scores, C9, C10..C21 (12)
 MDP_ORDER = 2  # which MDPs are paired (lowest BSNs), their opponents (transpositions of S2)
 REMAINDER_ORDER = 6  # exchanges: count, BSN sums, highest moved out, lowest moved in; S2 order
-# (its first TRANSPOSITION_HEAD S1 positions, then the others)
-TRANSPOSITION_HEAD = 8
-REMAINDER_STEPS = (0, 4)  # solved apart after the exchange count and after the S2 order's head
+TRANSPOSITION_HEAD = 8  # (S2 order: its first S1 positions, then the others)
+TRANSPOSITION_CHUNK = 32  # S1 players whose partners a step of the remainder's order settles
 ONE_POINT = 2  # in half-points
 LONG_TIE_BREAK = 64  # bits: order fields this wide are solved for apart (see _Bracket.solve)
 
@@ -559,17 +558,17 @@ class _Bracket:
                     fields[5] = max_unplayed - states[v].unplayed + 1 if c9 else 1
                     self.bye_fields[v] = fields
 
-    def solve(
+    def _table(
         self,
         removed: set[int],
         order: Mapping[tuple[int, int], list[int]],
         order_count: int,
-        dropped: Set[tuple[int, int]] = frozenset(),
-        split_after: Iterable[int] = (),
-    ) -> dict[int, int]:
-        """Mates (partner vertex, -2 for the bye) maximising quality, then ``order``; the
-        matching is solved in steps after the quality fields and after the order fields
-        ``split_after`` names (indices in ``order``'s lists) where what lies below is long."""
+        dropped: Set[tuple[int, int]],
+        kept: Set[tuple[int, int]] | None = None,
+    ) -> tuple[list[int], dict[int, int], int, dict[tuple[int, int], list[int]]]:
+        """(vertices, their indices, the vertex count with the bye's, fields of each edge by
+        indices): the quality fields, then ``order``'s; ``kept`` (edges as in ``fields``, the
+        bye's as (v, -2)) filters."""
         vertices = [v for v in self.vertices if v not in removed]
         index = {v: k for k, v in enumerate(vertices)}
         count = len(vertices) + (1 if self.bye else 0)
@@ -578,11 +577,33 @@ class _Bracket:
         for edge, fields in self.fields.items():
             a, b = edge
             if a in index and b in index and edge not in dropped:
-                table[(index[a], index[b])] = fields + order.get(edge, empty)
+                if kept is None or edge in kept:
+                    table[(index[a], index[b])] = fields + order.get(edge, empty)
         if self.bye:
             for v, fields in self.bye_fields.items():
                 if v in index:
-                    table[(index[v], len(vertices))] = fields + empty
+                    if kept is None or (v, -2) in kept:
+                        table[(index[v], len(vertices))] = fields + empty
+        return vertices, index, count, table
+
+    @staticmethod
+    def _mates(vertices: list[int], mate: list[int]) -> dict[int, int]:
+        result: dict[int, int] = {}
+        for k, v in enumerate(vertices):
+            m = mate[k]
+            if m != -1:
+                result[v] = -2 if m == len(vertices) else vertices[m]
+        return result
+
+    def solve(
+        self,
+        removed: set[int],
+        order: Mapping[tuple[int, int], list[int]],
+        order_count: int,
+        dropped: Set[tuple[int, int]] = frozenset(),
+    ) -> dict[int, int]:
+        """Mates (partner vertex, -2 for the bye) maximising quality, then ``order``."""
+        vertices, _index, count, table = self._table(removed, order, order_count, dropped)
         edges, offsets = _pack(table, QUALITY + order_count, count)
         # The generation order only breaks ties among the pairings best on quality (its last
         # field, the transposition order, is ~N digits of base ~N for N players): solved on
@@ -590,16 +611,115 @@ class _Bracket:
         # at a time), then with the order on the edges that can be in a matching optimal on
         # quality (each step exact: the same matching, far less work).
         low = offsets[QUALITY - 1]
-        # ``split_after`` adds steps within the order fields (see _remainder_order).
-        levels = [low, *(offsets[QUALITY + f] for f in sorted(split_after))]
-        mate = max_weight_matching(count, edges, [b for b in levels if b >= LONG_TIE_BREAK])
-        result: dict[int, int] = {}
-        for v in vertices:
-            m = mate[index[v]]
-            if m == -1:
-                continue
-            result[v] = -2 if m == len(vertices) else vertices[m]
+        mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
+        return self._mates(vertices, mate)
+
+    def solve_remainder(
+        self,
+        removed: set[int],
+        remainder: list[int],
+        pairs: int,
+        dropped: Set[tuple[int, int]] = frozenset(),
+    ) -> dict[int, int]:
+        """:meth:`solve` with the remainder's generation order (:func:`_remainder_order`), in
+        exact steps.
+
+        First quality and the number of S1 players left in S1 (the first exchange key: short
+        integers, many ties).  All matchings best on those have the same sum in every field
+        (the fields never carry), so if one of them leaves all ``pairs`` S1 players in S1
+        with one pair each, all do: then no pair is an exchange and the other exchange keys
+        are the same for all of them.  The transposition order is then one digit per S1
+        player, the first one's partner mattering most, and all the matchings best on the
+        digits of the first k S1 players give those players the same partners: so they are
+        solved for a few S1 players at a time (TRANSPOSITION_CHUNK), each step on the edges
+        the step before left tight, the players it settled and their partners removed.  Each
+        step has a few distinct weights only (its S1 players' digits), where the whole order
+        at once costs one augmentation per stage on every edge.  Otherwise (exchanges) the
+        whole order is solved on the edges the first step left tight, in two steps.
+        """
+        bsn = {v: k + 1 for k, v in enumerate(remainder)}
+        count_field: dict[tuple[int, int], list[int]] = {}
+        for edge in self.fields:
+            a, b = edge
+            if a in bsn and b in bsn and bsn[a] <= pairs:
+                count_field[edge] = [1]
+        vertices, _index, count, table = self._table(removed, count_field, 1, dropped)
+        edges, offsets = _pack(table, QUALITY + 1, count)
+        low = offsets[QUALITY - 1]
+        mate, tight = max_weight_matching_tight(count, edges, low if low >= LONG_TIE_BREAK else 0)
+        first = self._mates(vertices, mate)
+        kept = self._kept(vertices, edges, tight)
+        found = in_s1 = 0
+        for v in remainder:
+            m = first.get(v, -1)
+            if m >= 0 and m in bsn and bsn[v] < bsn[m]:
+                found += 1
+                in_s1 += bsn[v] <= pairs
+        if not found == in_s1 == pairs:
+            order = _remainder_order(self, remainder, pairs)
+            vertices, _index, count, table = self._table(
+                removed, order, REMAINDER_ORDER, dropped, kept.keys()
+            )
+            edges, offsets = _pack(table, QUALITY + REMAINDER_ORDER, count)
+            # (then the transposition order's tail apart, on the edges the head leaves tight)
+            low = offsets[QUALITY + 4]
+            mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
+            return self._mates(vertices, mate)
+        # The quality fields packed once (the widths they get from all the edges hold for
+        # any subset), then each step's two fields below them.
+        size = len(vertices)
+        quality = {(vertices[i], -2 if j == size else vertices[j]): w >> low for i, j, w in edges}
+        pairs_max = count // 2 + 1
+        count_width = _bits(pairs_max) + 1
+        span = len(remainder) + 2
+        fixed: dict[int, int] = {}
+        gone = set(removed)
+        result = first
+        for start in range(0, pairs, TRANSPOSITION_CHUNK):
+            players = remainder[start : start + TRANSPOSITION_CHUNK]
+            place = {v: span ** (len(players) - 1 - k) for k, v in enumerate(players)}
+            digit_width = _bits((span - 1) * span ** (len(players) - 1) * pairs_max) + 1
+            vertices = [v for v in vertices if v not in gone]
+            index = {v: k for k, v in enumerate(vertices)}
+            index[-2] = len(vertices)
+            count = len(vertices) + (1 if self.bye else 0)
+            edges = []
+            for edge in kept:
+                a, b = edge
+                if a in gone or b in gone:
+                    continue
+                weight = quality[edge] << (count_width + digit_width)
+                if b >= 0 and a in bsn and b in bsn and bsn[a] <= pairs:
+                    weight |= (1 << digit_width) | place.get(a, 0) * (span - 1 - bsn[b])
+                edges.append((index[a], index[b], weight))
+            last = start + TRANSPOSITION_CHUNK >= pairs
+            mate, tight = max_weight_matching_tight(count, edges, 0, not last)
+            result = self._mates(vertices, mate)
+            if last:
+                break
+            kept = self._kept(vertices, edges, tight)
+            for v in players:
+                m = result.get(v, -1)
+                if m < 0 or m not in bsn or bsn[m] < bsn[v]:
+                    raise AssertionError("an S1 player without an S2 partner")  # (cannot be)
+                fixed[v] = m
+                fixed[m] = v
+                gone.add(v)
+                gone.add(m)
+        result.update(fixed)
         return result
+
+    @staticmethod
+    def _kept(
+        vertices: list[int], edges: list[tuple[int, int, int]], tight: list[bool]
+    ) -> dict[tuple[int, int], None]:
+        """The edges ``tight`` marks, as in ``fields`` (the bye's as (v, -2)), in order."""
+        size = len(vertices)
+        return {
+            (vertices[i], -2 if j == size else vertices[j]): None
+            for (i, j, _w), keep in zip(edges, tight, strict=True)
+            if keep
+        }
 
 
 def _solve_bracket(
@@ -663,13 +783,7 @@ def _solve_bracket(
         pairs = len(remainder) // 2  # the usual S1; solved again if the optimum has fewer pairs
     in_remainder = set(remainder)
     while True:
-        result = problem.solve(
-            removed,
-            _remainder_order(problem, remainder, pairs),
-            REMAINDER_ORDER,
-            limbo_edges,
-            REMAINDER_STEPS,
-        )
+        result = problem.solve_remainder(removed, remainder, pairs, limbo_edges)
         found = sum(1 for v in remainder if result.get(v, -1) in in_remainder and result[v] > v)
         if found == pairs:
             break
@@ -708,19 +822,15 @@ def _without_c9_if_floating(
 def _remainder_order(
     problem: _Bracket, remainder: list[int], pairs: int
 ) -> dict[tuple[int, int], list[int]]:
-    """Generation-order fields of the remainder's pairs, S1 being its first ``pairs`` players.
+    """Generation-order fields of the remainder's pairs, S1 being its first ``pairs`` players
+    (REMAINDER_ORDER of them), where exchanges may be needed.
 
-    The transposition order is one base-``span`` digit per S1 position u (the lower BSN of a
-    pair, each u in at most one pair, so no digit carries), ``span - 1 - w`` for the partner
-    w: the first S1 player's partner matters most.  Its digits are split in two fields, the
-    first ``TRANSPOSITION_HEAD`` positions and the rest: the same order (head, then tail, is
-    the whole number), but the matching can be solved in steps (REMAINDER_STEPS): quality and
-    the number of exchanges first (many ties, taken many at a time), then the other exchange
-    keys and the head on the edges that step leaves, then the tail on the far fewer edges
-    left (the head's players have their partners by then).  Each step is exact; with the
-    whole order in one step, its distinct weights cost one augmentation per stage on every
-    edge the quality step left.
-    """
+    The exchange keys first: the number of S1 players staying in S1, the smallest BSN sum
+    moved, the highest BSN moved out of S1, the lowest moved in.  Then the transposition order:
+    one base-``span`` digit per S1 position u (the lower BSN of a pair, each u in at most one
+    pair, so no digit carries), ``span - 1 - w`` for the partner w, the first S1 player's
+    partner mattering most; its digits in two fields, the first TRANSPOSITION_HEAD positions
+    and the others (the same order: head, then tail, is the whole number)."""
     size = len(remainder)
     bsn = {v: k + 1 for k, v in enumerate(remainder)}
     span = size + 2

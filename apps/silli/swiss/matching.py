@@ -18,7 +18,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 
-__all__ = ["max_weight_matching", "max_cardinality_matching", "has_perfect_matching"]
+__all__ = [
+    "max_weight_matching",
+    "max_weight_matching_tight",
+    "max_cardinality_matching",
+    "has_perfect_matching",
+]
 
 
 def max_weight_matching(
@@ -41,15 +46,38 @@ def max_weight_matching(
     sequence of such promises (decreasing) is a chain of steps, each on the edges the one
     before kept: the coarse steps have many ties, which the algorithm takes many at a time.
     """
+    return max_weight_matching_tight(vertex_count, edges, low_bits, False)[0]
+
+
+def max_weight_matching_tight(
+    vertex_count: int,
+    edges: Sequence[tuple[int, int, int]],
+    low_bits: int | Sequence[int] = 0,
+    want_tight: bool = True,
+) -> tuple[list[int], list[bool]]:
+    """:func:`max_weight_matching`, and which of ``edges`` can be in a matching of greatest
+    weight: every one of those has a zero reduced cost under the optimal dual solution the
+    last step ends with (complementary slackness), and so does every edge True here (some
+    edges True may be in no matching of greatest weight).  With ``want_tight`` False the
+    second list is empty."""
     levels = [low_bits] if isinstance(low_bits, int) else list(low_bits)
+    kept = list(range(len(edges)))
     for bits in levels:
-        if bits <= 0 or not edges:
+        if bits <= 0 or not kept:
             continue
-        high = [(i, j, w >> bits) for i, j, w in edges]
+        high = [(edges[k][0], edges[k][1], edges[k][2] >> bits) for k in kept]
         _mate, tight = _blossom(vertex_count, high, True)
         if tight is not None:  # (None: not a dual solution after all; cannot happen)
-            edges = [edge for edge, keep in zip(edges, tight, strict=True) if keep]
-    return _blossom(vertex_count, edges, False)[0]
+            kept = [k for k, keep in zip(kept, tight, strict=True) if keep]
+    mate, tight = _blossom(vertex_count, [edges[k] for k in kept], want_tight)
+    result = [False] * len(edges)
+    if not want_tight:
+        return mate, []
+    if tight is None:  # (cannot happen: then every edge the steps kept)
+        tight = [True] * len(kept)
+    for k, keep in zip(kept, tight, strict=True):
+        result[k] = keep
+    return mate, result
 
 
 def _blossom(
