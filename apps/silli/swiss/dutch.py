@@ -558,33 +558,55 @@ class _Bracket:
                     fields[5] = max_unplayed - states[v].unplayed + 1 if c9 else 1
                     self.bye_fields[v] = fields
 
-    def _table(
+        # The quality fields packed once: the widths all the edges give them hold for any
+        # subset (each solve puts its order fields below them).
+        table: dict[tuple[int, int], list[int]] = dict(self.fields)
+        for v, fields in self.bye_fields.items():
+            table[(v, -2)] = fields
+        packed, _offsets = _pack(table, QUALITY, len(vertices) + (1 if self.bye else 0))
+        self.quality: dict[tuple[int, int], int] = {(a, b): w for a, b, w in packed}
+
+    def _edges(
         self,
-        removed: set[int],
+        removed: Set[int],
         order: Mapping[tuple[int, int], list[int]],
         order_count: int,
-        dropped: Set[tuple[int, int]],
-        kept: Set[tuple[int, int]] | None = None,
-    ) -> tuple[list[int], dict[int, int], int, dict[tuple[int, int], list[int]]]:
-        """(vertices, their indices, the vertex count with the bye's, fields of each edge by
-        indices): the quality fields, then ``order``'s; ``kept`` (edges as in ``fields``, the
-        bye's as (v, -2)) filters."""
+        dropped: Set[tuple[int, int]] = frozenset(),
+        kept: Iterable[tuple[int, int]] | None = None,
+    ) -> tuple[list[int], int, list[tuple[int, int, int]], list[int]]:
+        """(vertices, the vertex count with the bye's, edges by indices, each order field's
+        offset and last the quality's): the packed quality, then ``order``'s fields below it
+        (no matching's sum of the fields below one carries into it).  ``kept`` (edges as in
+        ``fields``, the bye's as (v, -2)) restricts the edges to those, in their order."""
         vertices = [v for v in self.vertices if v not in removed]
         index = {v: k for k, v in enumerate(vertices)}
+        index[-2] = len(vertices)
         count = len(vertices) + (1 if self.bye else 0)
-        empty = [0] * order_count
-        table: dict[tuple[int, int], list[int]] = {}
-        for edge, fields in self.fields.items():
+        rows: list[tuple[int, int, int, list[int] | None]] = []
+        for edge in self.quality if kept is None else kept:
             a, b = edge
-            if a in index and b in index and edge not in dropped:
-                if kept is None or edge in kept:
-                    table[(index[a], index[b])] = fields + order.get(edge, empty)
-        if self.bye:
-            for v, fields in self.bye_fields.items():
-                if v in index:
-                    if kept is None or (v, -2) in kept:
-                        table[(index[v], len(vertices))] = fields + empty
-        return vertices, index, count, table
+            if a in removed or b in removed or edge in dropped:
+                continue
+            rows.append((index[a], index[b], self.quality[edge], order.get(edge)))
+        pairs_max = count // 2 + 1
+        maxima = [0] * order_count
+        for _i, _j, _q, values in rows:
+            if values is not None:
+                maxima = [max(m, x) for m, x in zip(maxima, values, strict=True)]
+        offsets = [0] * order_count
+        offset = 0
+        for f in range(order_count - 1, -1, -1):
+            offsets[f] = offset
+            offset += _bits(maxima[f] * pairs_max) + 1
+        edges = []
+        for i, j, q, values in rows:
+            weight = q << offset
+            if values is not None:
+                for value, shift in zip(values, offsets, strict=True):
+                    if value:
+                        weight |= value << shift
+            edges.append((i, j, weight))
+        return vertices, count, edges, [*offsets, offset]
 
     @staticmethod
     def _mates(vertices: list[int], mate: list[int]) -> dict[int, int]:
@@ -603,14 +625,13 @@ class _Bracket:
         dropped: Set[tuple[int, int]] = frozenset(),
     ) -> dict[int, int]:
         """Mates (partner vertex, -2 for the bye) maximising quality, then ``order``."""
-        vertices, _index, count, table = self._table(removed, order, order_count, dropped)
-        edges, offsets = _pack(table, QUALITY + order_count, count)
+        vertices, count, edges, offsets = self._edges(removed, order, order_count, dropped)
         # The generation order only breaks ties among the pairings best on quality (its last
         # field, the transposition order, is ~N digits of base ~N for N players): solved on
         # the quality fields first (short integers, many ties, which the matching takes many
         # at a time), then with the order on the edges that can be in a matching optimal on
         # quality (each step exact: the same matching, far less work).
-        low = offsets[QUALITY - 1]
+        low = offsets[-1]
         mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
         return self._mates(vertices, mate)
 
@@ -643,9 +664,8 @@ class _Bracket:
             a, b = edge
             if a in bsn and b in bsn and bsn[a] <= pairs:
                 count_field[edge] = [1]
-        vertices, _index, count, table = self._table(removed, count_field, 1, dropped)
-        edges, offsets = _pack(table, QUALITY + 1, count)
-        low = offsets[QUALITY - 1]
+        vertices, count, edges, offsets = self._edges(removed, count_field, 1, dropped)
+        low = offsets[-1]
         mate, tight = max_weight_matching_tight(count, edges, low if low >= LONG_TIE_BREAK else 0)
         first = self._mates(vertices, mate)
         kept = self._kept(vertices, edges, tight)
@@ -656,21 +676,13 @@ class _Bracket:
                 found += 1
                 in_s1 += bsn[v] <= pairs
         if not found == in_s1 == pairs:
-            order = _remainder_order(self, remainder, pairs)
-            vertices, _index, count, table = self._table(
-                removed, order, REMAINDER_ORDER, dropped, kept.keys()
+            vertices, count, edges, offsets = self._edges(
+                removed, _remainder_order(self, remainder, pairs), REMAINDER_ORDER, dropped, kept
             )
-            edges, offsets = _pack(table, QUALITY + REMAINDER_ORDER, count)
             # (then the transposition order's tail apart, on the edges the head leaves tight)
-            low = offsets[QUALITY + 4]
+            low = offsets[4]
             mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
             return self._mates(vertices, mate)
-        # The quality fields packed once (the widths they get from all the edges hold for
-        # any subset), then each step's two fields below them.
-        size = len(vertices)
-        quality = {(vertices[i], -2 if j == size else vertices[j]): w >> low for i, j, w in edges}
-        pairs_max = count // 2 + 1
-        count_width = _bits(pairs_max) + 1
         span = len(remainder) + 2
         fixed: dict[int, int] = {}
         gone = set(removed)
@@ -678,20 +690,12 @@ class _Bracket:
         for start in range(0, pairs, TRANSPOSITION_CHUNK):
             players = remainder[start : start + TRANSPOSITION_CHUNK]
             place = {v: span ** (len(players) - 1 - k) for k, v in enumerate(players)}
-            digit_width = _bits((span - 1) * span ** (len(players) - 1) * pairs_max) + 1
-            vertices = [v for v in vertices if v not in gone]
-            index = {v: k for k, v in enumerate(vertices)}
-            index[-2] = len(vertices)
-            count = len(vertices) + (1 if self.bye else 0)
-            edges = []
+            order: dict[tuple[int, int], list[int]] = {}
             for edge in kept:
                 a, b = edge
-                if a in gone or b in gone:
-                    continue
-                weight = quality[edge] << (count_width + digit_width)
-                if b >= 0 and a in bsn and b in bsn and bsn[a] <= pairs:
-                    weight |= (1 << digit_width) | place.get(a, 0) * (span - 1 - bsn[b])
-                edges.append((index[a], index[b], weight))
+                if a in bsn and b in bsn and bsn[a] <= pairs:
+                    order[edge] = [1, place.get(a, 0) * (span - 1 - bsn[b])]
+            vertices, count, edges, _offsets = self._edges(gone, order, 2, dropped, kept)
             last = start + TRANSPOSITION_CHUNK >= pairs
             mate, tight = max_weight_matching_tight(count, edges, 0, not last)
             result = self._mates(vertices, mate)
