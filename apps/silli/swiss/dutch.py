@@ -409,29 +409,26 @@ def _pack(
     each field's offset (no matching's sum of the fields below one carries into it)."""
     pairs_max = vertex_count // 2 + 1
     maxima = [0] * field_count
-    for values in edge_fields.values():
-        for f, value in enumerate(values):
-            if value > maxima[f]:
-                maxima[f] = value
+    if edge_fields:
+        maxima = [max(column) for column in zip(*edge_fields.values(), strict=True)]
     widths = [_bits(maxima[f] * pairs_max) + 1 for f in range(field_count)]
     offsets = [0] * field_count
     offset = 0
     for f in range(field_count - 1, -1, -1):
         offsets[f] = offset
         offset += widths[f]
-    # The fields above the last one are packed into a short integer first, shifted past the
-    # (long) last field once: one long operation per edge instead of one per field.
-    last = field_count - 1
-    low = widths[last]
-    high_fields = [(f, offsets[f] - low) for f in range(last)]
+    # Many edges have the same fields (short quality values): each one is packed once.
+    packed: dict[tuple[int, ...], int] = {}
     edges = []
     for (i, j), values in edge_fields.items():
-        high = 0
-        for f, shift in high_fields:
-            value = values[f]
-            if value:
-                high |= value << shift
-        weight = (high << low) | values[last] if high else values[last]
+        key = tuple(values)
+        weight = packed.get(key)
+        if weight is None:
+            weight = 0
+            for value, shift in zip(values, offsets, strict=True):
+                if value:
+                    weight |= value << shift
+            packed[key] = weight
         if weight > 0:
             edges.append((i, j, weight))
     return edges, offsets
@@ -582,17 +579,17 @@ class _Bracket:
         index = {v: k for k, v in enumerate(vertices)}
         index[-2] = len(vertices)
         count = len(vertices) + (1 if self.bye else 0)
-        rows: list[tuple[int, int, int, list[int] | None]] = []
-        for edge in self.quality if kept is None else kept:
-            a, b = edge
-            if a in removed or b in removed or edge in dropped:
-                continue
-            rows.append((index[a], index[b], self.quality[edge], order.get(edge)))
+        quality = self.quality
+        rows = [
+            (index[a], index[b], quality[(a, b)], order.get((a, b)))
+            for a, b in (self.quality if kept is None else kept)
+            if a not in removed and b not in removed and (a, b) not in dropped
+        ]
         pairs_max = count // 2 + 1
         maxima = [0] * order_count
-        for _i, _j, _q, values in rows:
-            if values is not None:
-                maxima = [max(m, x) for m, x in zip(maxima, values, strict=True)]
+        present = [values for _i, _j, _q, values in rows if values is not None]
+        if present:
+            maxima = [max(column) for column in zip(*present, strict=True)]
         offsets = [0] * order_count
         offset = 0
         for f in range(order_count - 1, -1, -1):

@@ -518,21 +518,31 @@ def _blossom(
     if want_tight:
         # The reduced cost of edge i-j: dual[i] + dual[j] - weight, plus twice the dual of
         # every blossom holding both ends (blossom duals are kept halved, as the slacks are
-        # doubled); only an edge inside one top-level blossom has any such blossom.
+        # doubled); only an edge inside one top-level blossom has any such blossom.  Those
+        # holding both are the smallest one that does and the ones above it: for each vertex,
+        # its blossoms map to the sum of their duals from there up (once per vertex).
+        above: list[dict[int, int] | None] = [None] * n
         for k in range(edge_count):
             i, j = ends[2 * k], ends[2 * k + 1]
             cost = dual[i] + dual[j] - weight[k]
             if in_blossom[i] == in_blossom[j]:
-                around_i = set()
-                b = parent[i]
-                while b != -1:
-                    around_i.add(b)
-                    b = parent[b]
+                around = above[i]
+                if around is None:
+                    chain = []
+                    b = parent[i]
+                    while b != -1:
+                        chain.append(b)
+                        b = parent[b]
+                    around = {}
+                    total = 0
+                    for b in reversed(chain):
+                        total += dual[b]
+                        around[b] = total
+                    above[i] = around
                 b = parent[j]
-                while b != -1:
-                    if b in around_i:
-                        cost += 2 * dual[b]
+                while b not in around:  # (the top-level blossom holds both)
                     b = parent[b]
+                cost += 2 * around[b]
             if cost < 0:
                 return mate_vertex, None
             tight.append(cost == 0)
