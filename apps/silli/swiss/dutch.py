@@ -673,13 +673,8 @@ class _Bracket:
                 found += 1
                 in_s1 += bsn[v] <= pairs
         if not found == in_s1 == pairs:
-            vertices, count, edges, offsets = self._edges(
-                removed, _remainder_order(self, remainder, pairs), REMAINDER_ORDER, dropped, kept
-            )
-            # (then the transposition order's tail apart, on the edges the head leaves tight)
-            low = offsets[4]
-            mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
-            return self._mates(vertices, mate)
+            return self._whole_order(removed, remainder, pairs, dropped, kept)
+        whole = kept
         span = len(remainder) + 2
         fixed: dict[int, int] = {}
         gone = set(removed)
@@ -702,13 +697,32 @@ class _Bracket:
             for v in players:
                 m = result.get(v, -1)
                 if m < 0 or m not in bsn or bsn[m] < bsn[v]:
-                    raise AssertionError("an S1 player without an S2 partner")  # (cannot be)
+                    # (cannot be, by the above; if it were, the order in one go is still exact)
+                    return self._whole_order(removed, remainder, pairs, dropped, whole)
                 fixed[v] = m
                 fixed[m] = v
                 gone.add(v)
                 gone.add(m)
         result.update(fixed)
         return result
+
+    def _whole_order(
+        self,
+        removed: set[int],
+        remainder: list[int],
+        pairs: int,
+        dropped: Set[tuple[int, int]],
+        kept: Iterable[tuple[int, int]],
+    ) -> dict[int, int]:
+        """The remainder's whole generation order (exchange keys included) in one matching on
+        the edges ``kept``, the transposition order's tail apart on the edges its head (and
+        everything above it) leaves tight."""
+        vertices, count, edges, offsets = self._edges(
+            removed, _remainder_order(self, remainder, pairs), REMAINDER_ORDER, dropped, kept
+        )
+        low = offsets[4]
+        mate = max_weight_matching(count, edges, low if low >= LONG_TIE_BREAK else 0)
+        return self._mates(vertices, mate)
 
     @staticmethod
     def _kept(
