@@ -8,6 +8,10 @@ Pure Python, integer weights only (exact: no floating point anywhere).
   variables on vertices and blossoms adjusted by the smallest of four slacks until an augmenting
   path of zero reduced cost appears.  It does not force a maximum cardinality: callers that need
   one (the Swiss pairing's completion criterion) put a dominating term in every edge weight.
+  :func:`max_weight_matching_tight` also says which edges are tight under the optimal dual
+  solution it ends with (a superset of the edges of every matching of greatest weight): the
+  Swiss pairing solves its long lexicographic orders in steps, each on the edges the one
+  before left.
 * :func:`max_cardinality_matching` is Edmonds' unweighted algorithm (BFS with blossom
   contraction), started from a greedy matching, used to test whether a set of players can all
   be paired.
