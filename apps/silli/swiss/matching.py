@@ -8,6 +8,10 @@ Pure Python, integer weights only (exact: no floating point anywhere).
   variables on vertices and blossoms adjusted by the smallest of four slacks until an augmenting
   path of zero reduced cost appears.  It does not force a maximum cardinality: callers that need
   one (the Swiss pairing's completion criterion) put a dominating term in every edge weight.
+  :func:`max_weight_matching_tight` also says which edges are tight under the optimal dual
+  solution it ends with (a superset of the edges of every matching of greatest weight): the
+  Swiss pairing solves its long lexicographic orders in steps, each on the edges the one
+  before left.
 * :func:`max_cardinality_matching` is Edmonds' unweighted algorithm (BFS with blossom
   contraction), started from a greedy matching, used to test whether a set of players can all
   be paired.
@@ -18,7 +22,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 
-__all__ = ["max_weight_matching", "max_cardinality_matching", "has_perfect_matching"]
+__all__ = [
+    "max_weight_matching",
+    "max_weight_matching_tight",
+    "max_cardinality_matching",
+    "has_perfect_matching",
+]
 
 
 def max_weight_matching(
@@ -41,15 +50,38 @@ def max_weight_matching(
     sequence of such promises (decreasing) is a chain of steps, each on the edges the one
     before kept: the coarse steps have many ties, which the algorithm takes many at a time.
     """
+    return max_weight_matching_tight(vertex_count, edges, low_bits, False)[0]
+
+
+def max_weight_matching_tight(
+    vertex_count: int,
+    edges: Sequence[tuple[int, int, int]],
+    low_bits: int | Sequence[int] = 0,
+    want_tight: bool = True,
+) -> tuple[list[int], list[bool]]:
+    """:func:`max_weight_matching`, and which of ``edges`` can be in a matching of greatest
+    weight: every one of those has a zero reduced cost under the optimal dual solution the
+    last step ends with (complementary slackness), and so does every edge True here (some
+    edges True may be in no matching of greatest weight).  With ``want_tight`` False the
+    second list is empty."""
     levels = [low_bits] if isinstance(low_bits, int) else list(low_bits)
+    kept = list(range(len(edges)))
     for bits in levels:
-        if bits <= 0 or not edges:
+        if bits <= 0 or not kept:
             continue
-        high = [(i, j, w >> bits) for i, j, w in edges]
+        high = [(edges[k][0], edges[k][1], edges[k][2] >> bits) for k in kept]
         _mate, tight = _blossom(vertex_count, high, True)
         if tight is not None:  # (None: not a dual solution after all; cannot happen)
-            edges = [edge for edge, keep in zip(edges, tight, strict=True) if keep]
-    return _blossom(vertex_count, edges, False)[0]
+            kept = [k for k, keep in zip(kept, tight, strict=True) if keep]
+    mate, tight = _blossom(vertex_count, [edges[k] for k in kept], want_tight)
+    result = [False] * len(edges)
+    if not want_tight:
+        return mate, []
+    if tight is None:  # (cannot happen: then every edge the steps kept)
+        tight = [True] * len(kept)
+    for k, keep in zip(kept, tight, strict=True):
+        result[k] = keep
+    return mate, result
 
 
 def _blossom(
@@ -490,21 +522,31 @@ def _blossom(
     if want_tight:
         # The reduced cost of edge i-j: dual[i] + dual[j] - weight, plus twice the dual of
         # every blossom holding both ends (blossom duals are kept halved, as the slacks are
-        # doubled); only an edge inside one top-level blossom has any such blossom.
+        # doubled); only an edge inside one top-level blossom has any such blossom.  Those
+        # holding both are the smallest one that does and the ones above it: for each vertex,
+        # its blossoms map to the sum of their duals from there up (once per vertex).
+        above: list[dict[int, int] | None] = [None] * n
         for k in range(edge_count):
             i, j = ends[2 * k], ends[2 * k + 1]
             cost = dual[i] + dual[j] - weight[k]
             if in_blossom[i] == in_blossom[j]:
-                around_i = set()
-                b = parent[i]
-                while b != -1:
-                    around_i.add(b)
-                    b = parent[b]
+                around = above[i]
+                if around is None:
+                    chain = []
+                    b = parent[i]
+                    while b != -1:
+                        chain.append(b)
+                        b = parent[b]
+                    around = {}
+                    total = 0
+                    for b in reversed(chain):
+                        total += dual[b]
+                        around[b] = total
+                    above[i] = around
                 b = parent[j]
-                while b != -1:
-                    if b in around_i:
-                        cost += 2 * dual[b]
+                while b not in around:  # (the top-level blossom holds both)
                     b = parent[b]
+                cost += 2 * around[b]
             if cost < 0:
                 return mate_vertex, None
             tight.append(cost == 0)

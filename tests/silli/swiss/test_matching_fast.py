@@ -1,13 +1,17 @@
 """The weighted matching's shortcuts (apps.silli.swiss.matching): the two-step solve of a long
-tie-break field (``low_bits``), the tight edges it keeps, and the several augmentations a stage
-may take; each checked against exhaustive search or against the plain one-step solve."""
+tie-break field (``low_bits``), the tight edges it keeps (``max_weight_matching_tight``), and
+the several augmentations a stage may take; each checked against exhaustive search or against
+the plain one-step solve."""
 
 from __future__ import annotations
 
 import itertools
 import random
 
-from apps.silli.swiss.matching import _blossom, max_weight_matching
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apps.silli.swiss.matching import _blossom, max_weight_matching, max_weight_matching_tight
 
 
 def _all_matchings(n, weights):
@@ -107,3 +111,48 @@ def test_unique_optimum_is_found_whatever_the_path():
             for (i, j), k in zip(pairs, order, strict=True)
         ]
         assert max_weight_matching(n, edges, len(pairs) + 1) == max_weight_matching(n, edges)
+
+
+@st.composite
+def _graphs(draw):
+    """A small graph and a ``low_bits`` promise its weights keep: random weights, a tie-heavy
+    high part over a tie-break, or lexicographic digits (one per vertex, as the Dutch S2 order:
+    the lower end's digit, base n+1, the first vertex's the most significant) over a few
+    short quality values."""
+    n = draw(st.integers(min_value=2, max_value=8))
+    pairs = [p for p in itertools.combinations(range(n), 2) if draw(st.booleans())]
+    kind = draw(st.sampled_from(["random", "layered", "lexicographic"]))
+    if kind == "random":
+        weights = [draw(st.integers(min_value=0, max_value=6)) for _ in pairs]
+        return n, list(zip(pairs, weights, strict=True)), 0
+    span = n + 1
+    low_bits = (span**n).bit_length() + 4
+    edges = []
+    for i, j in pairs:
+        # two short fields (the second one's sums stay below 2**8: a chain of two promises)
+        high = (draw(st.integers(min_value=0, max_value=2)) << 8) | draw(
+            st.integers(min_value=1, max_value=3)
+        )
+        if kind == "layered":
+            low = draw(st.integers(min_value=0, max_value=(1 << low_bits) // n))
+        else:
+            low = span ** (n - 1 - i) * (span - 1 - j)
+        edges.append(((i, j), (high << low_bits) | low))
+    return n, edges, draw(st.sampled_from([0, low_bits, [low_bits + 8, low_bits]]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_graphs())
+def test_tight_edges_hold_every_optimal_matching_and_the_matching_is_optimal(graph):
+    n, weighted, low_bits = graph
+    edges = [(i, j, w) for (i, j), w in weighted]
+    weights = dict(weighted)
+    mate, tight = max_weight_matching_tight(n, edges, low_bits)
+    matchings = _all_matchings(n, weights)
+    best = max(sum(weights[e] for e in m) for m in matchings)
+    assert _total(mate, weights) == best
+    kept = {(i, j) for (i, j, _w), keep in zip(edges, tight, strict=True) if keep}
+    for m in matchings:
+        if sum(weights[e] for e in m) == best:
+            assert m <= kept
+    assert max_weight_matching_tight(n, edges, low_bits, False) == (mate, [])

@@ -487,9 +487,16 @@ def _first_valid(candidates, played):
     return None
 
 
+@pytest.mark.parametrize("chunk", [1, 32])
 @pytest.mark.parametrize("seed", range(60))
-def test_homogeneous_bracket_takes_the_first_candidate_of_the_generation_order(seed):
+def test_homogeneous_bracket_takes_the_first_candidate_of_the_generation_order(
+    seed, chunk, monkeypatch
+):
+    # (chunk 1: the remainder's order solved one S1 player at a time, see solve_remainder)
+    from apps.silli.swiss import dutch
     from apps.silli.swiss.dutch import _pair_brackets
+
+    monkeypatch.setattr(dutch, "TRANSPOSITION_CHUNK", chunk)
 
     chance = random.Random(seed)
     n = chance.randint(4, 8)
@@ -505,9 +512,15 @@ def test_homogeneous_bracket_takes_the_first_candidate_of_the_generation_order(s
     assert {frozenset(p) for p in got.pairs} == expected
 
 
+@pytest.mark.parametrize("chunk", [1, 32])
 @pytest.mark.parametrize("seed", range(60))
-def test_heterogeneous_bracket_pairs_mdps_then_the_remainder_in_generation_order(seed):
+def test_heterogeneous_bracket_pairs_mdps_then_the_remainder_in_generation_order(
+    seed, chunk, monkeypatch
+):
+    from apps.silli.swiss import dutch
     from apps.silli.swiss.dutch import _pair_brackets
+
+    monkeypatch.setattr(dutch, "TRANSPOSITION_CHUNK", chunk)
 
     chance = random.Random(seed)
     mdps = [1, 2]  # they have met, so both come down from the top scoregroup
@@ -534,6 +547,46 @@ def test_heterogeneous_bracket_pairs_mdps_then_the_remainder_in_generation_order
     ]
     got = _pair_brackets(2, states, [], W)
     assert {frozenset(p) for p in got.pairs} == expected
+
+
+def _remainder_in_one_step(self, removed, remainder, pairs, dropped=frozenset()):
+    """The remainder's generation order as one matching (the engine before it was solved in
+    steps): the exchange keys and the whole transposition order in one field."""
+    size = len(remainder)
+    bsn = {v: k + 1 for k, v in enumerate(remainder)}
+    span = size + 2
+    order = {}
+    for a, b in self.fields:
+        if a in bsn and b in bsn:
+            u, w = bsn[a], bsn[b]
+            transposition = span ** (size - u) * (span - 1 - w)
+            if u <= pairs:
+                order[(a, b)] = [1, span - u, 2**pairs - 2 ** (u - 1), 0, transposition]
+            else:
+                order[(a, b)] = [0, span - u, 0, 2 ** (size - u), transposition]
+    return self.solve(removed, order, 5, dropped)
+
+
+@pytest.mark.parametrize("chunk", [1, 3])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_remainder_solved_in_steps_pairs_as_in_one_step(seed, chunk, monkeypatch):
+    # Simulated tournaments (MDPs, exchanges, byes, absences): every later round paired with
+    # the remainder's order in steps of ``chunk`` S1 players equals the one-step solve.
+    from apps.silli.swiss import dutch
+
+    chance = random.Random(seed)
+    players = chance.randint(9, 40)
+    rounds = chance.randint(3, 7)
+    method = Acceleration.BAKU if seed % 3 == 0 else Acceleration.NONE
+    tournament, pairings = simulate(players, rounds, seed, method, absent_rate=0.05)
+    for pairing in pairings[1:]:
+        r = pairing.round_number
+        with monkeypatch.context() as patch:
+            patch.setattr(dutch._Bracket, "solve_remainder", _remainder_in_one_step)
+            expected = pair_round(tournament, r, method)
+        with monkeypatch.context() as patch:
+            patch.setattr(dutch, "TRANSPOSITION_CHUNK", chunk)
+            assert pair_round(tournament, r, method) == expected
 
 
 def test_exchange_order_follows_the_rules_examples():
