@@ -537,19 +537,7 @@ def _general_table(
     t = stage_games
     factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
     none_variant = variant is CutVariant.NONE
-    games_col: list[int] = []
-    bh_col: list[int] = []
-    c1_col: list[int] = []
-    c2_col: list[int] = []
-    sb_col: list[int] = []
-    ts_col: list[int] = []
-    ts_den_col: list[int] = []
-    cut1_col: list[int] = []
-    cut1_den_col: list[int] = []
-    median_col: list[int] = []
-    median_den_col: list[int] = []
-    wins_col: list[int] = []
-    black_col: list[int] = []
+    rows: list[tuple[int, ...]] = []  # a player's figures after points (_table_of)
     for i, own in enumerate(records):
         kept: list[int] = []  # contributions, cut in order of value
         first: list[int] = []  # fide2024: own unplayed games not won, cut before the others
@@ -582,13 +570,7 @@ def _general_table(
         lowest = sorted(first) + sorted(kept) if first else sorted(kept)
         cut1 = lowest[0] if lowest else 0
         cut2 = cut1 + lowest[1] if len(lowest) > 1 else cut1
-        games_col.append(len(own))
-        bh_col.append(bh)
-        c1_col.append(bh - cut1)
-        c2_col.append(bh - cut2)
-        sb_col.append(sb)
-        wins_col.append(wins)
-        black_col.append(black_games)
+        own_figures = (len(own), bh, bh - cut1, bh - cut2, sb, wins, black_games)
 
         num, den = sum(entry_rgp), sum(entry_gms)
         if not entry_rgp or (none_variant and len(entry_rgp) < len(own)):
@@ -597,36 +579,14 @@ def _general_table(
             low_rgp, low_gms, median_rgp, median_gms = _torino_cuts(
                 entry_rgp, entry_gms, num, den, variant
             )
-        top, bottom = _torino_quotient(num, den, factor0, scale)
-        ts_col.append(top)
-        ts_den_col.append(bottom)
-        top, bottom = _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
-        cut1_col.append(top)
-        cut1_den_col.append(bottom)
-        top, bottom = _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
-        median_col.append(top)
-        median_den_col.append(bottom)
+        rows.append(
+            own_figures
+            + _torino_quotient(num, den, factor0, scale)
+            + _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
+            + _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+        )
 
-    return FigureTable(
-        ids=player_ids,
-        scale=scale,
-        points=points,
-        games=games_col,
-        gms=gms,
-        rgp=rgp,
-        bh=bh_col,
-        bh_c1=c1_col,
-        bh_c2=c2_col,
-        sb=sb_col,
-        ts=ts_col,
-        ts_den=ts_den_col,
-        ts_cut1=cut1_col,
-        ts_cut1_den=cut1_den_col,
-        ts_median=median_col,
-        ts_median_den=median_den_col,
-        wins=wins_col,
-        black_games=black_col,
-    )
+    return _table_of(player_ids, scale, points, rgp, gms, rows)
 
 
 def _classic_target_table(
@@ -643,19 +603,7 @@ def _classic_target_table(
     :func:`_general_table` computes for them (the property tests compare the two)."""
     t = stage_games
     factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
-    games_col: list[int] = []
-    bh_col: list[int] = []
-    c1_col: list[int] = []
-    c2_col: list[int] = []
-    sb_col: list[int] = []
-    ts_col: list[int] = []
-    ts_den_col: list[int] = []
-    cut1_col: list[int] = []
-    cut1_den_col: list[int] = []
-    median_col: list[int] = []
-    median_den_col: list[int] = []
-    wins_col: list[int] = []
-    black_col: list[int] = []
+    rows: list[tuple[int, ...]] = []  # a player's figures after points (_table_of)
     for own in records:
         kept: list[int] = []  # contributions: the opponents' points, played or not
         entry_rgp: list[int] = []  # the opponents of played games: rgp and gms
@@ -685,21 +633,10 @@ def _classic_target_table(
             cut2 = cut1 + kept[1]
         else:
             cut1 = cut2 = kept[0] if kept else 0
-        games_col.append(len(own))
-        bh_col.append(bh)
-        c1_col.append(bh - cut1)
-        c2_col.append(bh - cut2)
-        sb_col.append(sb)
-        wins_col.append(wins)
-        black_col.append(black_games)
+        own_figures = (len(own), bh, bh - cut1, bh - cut2, sb, wins, black_games)
 
         if not entry_rgp:
-            ts_col.append(0)
-            ts_den_col.append(1)
-            cut1_col.append(0)
-            cut1_den_col.append(1)
-            median_col.append(0)
-            median_den_col.append(1)
+            rows.append(own_figures + _NO_TORINO)
             continue
         num, den = sum(entry_rgp), sum(entry_gms)
         # _torino_cuts' TARGET: the low entry leaves the highest ratio (the first such), the
@@ -720,35 +657,51 @@ def _classic_target_table(
             median_rgp, median_gms = low_rgp + high_rgp, low_gms + high_gms
         else:
             median_rgp, median_gms = low_rgp, low_gms
-        top, bottom = _torino_quotient(num, den, factor0, scale)
-        ts_col.append(top)
-        ts_den_col.append(bottom)
-        top, bottom = _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
-        cut1_col.append(top)
-        cut1_den_col.append(bottom)
-        top, bottom = _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
-        median_col.append(top)
-        median_den_col.append(bottom)
+        rows.append(
+            own_figures
+            + _torino_quotient(num, den, factor0, scale)
+            + _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
+            + _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+        )
 
+    return _table_of(player_ids, scale, points, rgp, gms, rows)
+
+
+_NO_TORINO = (0, 1, 0, 1, 0, 1)  # the Torino figures of a player without a played game
+
+
+def _table_of(
+    player_ids: Sequence[PlayerId],
+    scale: int,
+    points: list[int],
+    rgp: list[int],
+    gms: list[int],
+    rows: list[tuple[int, ...]],
+) -> FigureTable:
+    """The :class:`FigureTable` of the figures after points, a row per player: games, bh,
+    bh_c1, bh_c2, sb, wins, black games, then ts, ts_cut1 and ts_median, each numerator and
+    denominator."""
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in range(13)]
+    games, bh, c1, c2, sb, wins, black, ts, ts_den, cut1, cut1_den, median, median_den = columns
     return FigureTable(
         ids=player_ids,
         scale=scale,
         points=points,
-        games=games_col,
+        games=games,
         gms=gms,
         rgp=rgp,
-        bh=bh_col,
-        bh_c1=c1_col,
-        bh_c2=c2_col,
-        sb=sb_col,
-        ts=ts_col,
-        ts_den=ts_den_col,
-        ts_cut1=cut1_col,
-        ts_cut1_den=cut1_den_col,
-        ts_median=median_col,
-        ts_median_den=median_den_col,
-        wins=wins_col,
-        black_games=black_col,
+        bh=bh,
+        bh_c1=c1,
+        bh_c2=c2,
+        sb=sb,
+        ts=ts,
+        ts_den=ts_den,
+        ts_cut1=cut1,
+        ts_cut1_den=cut1_den,
+        ts_median=median,
+        ts_median_den=median_den,
+        wins=wins,
+        black_games=black,
     )
 
 

@@ -11,7 +11,7 @@ from apps.groups.models import Group
 from apps.office import draw, tasks
 from apps.office.services import start_draw
 from apps.silli.draw import DrawError
-from apps.stages.models import DrawJob
+from apps.stages.models import DrawJob, Stage
 from tests.worlds.worker import *  # noqa: F403 (the fixtures of this world)
 from tests.worlds.worker import assert_stage_holds, closed_stage, silli_draw
 
@@ -119,12 +119,17 @@ def test_groups_stored_without_their_rows_are_staged_by_the_finish(organizer, mo
     assert not job.group_results.filter(seat_entrants__isnull=False).exists()
 
 
-def test_a_group_seating_a_stranger_stops_the_finish_and_writes_nothing(organizer, monkeypatch):
+def seated_job(organizer, monkeypatch) -> tuple[Stage, DrawJob]:
+    """A draw job of 1,000 entrants whose groups are all seated, its finish not sent."""
     stage = closed_stage(organizer, 1_000)
     monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
     job = start_draw(organizer, stage, SEED)
-    numbers = draw.prepare(job.pk)
-    assert draw.draw_groups(job.pk, numbers) is True
+    assert draw.draw_groups(job.pk, draw.prepare(job.pk)) is True
+    return stage, job
+
+
+def test_a_group_seating_a_stranger_stops_the_finish_and_writes_nothing(organizer, monkeypatch):
+    stage, job = seated_job(organizer, monkeypatch)
     group = job.group_results.get(number=3)
     for column in draw.STAGED:
         setattr(group, column, None)
@@ -145,11 +150,7 @@ def test_a_staged_seat_of_another_tournament_stops_the_finish_and_writes_nothing
     organizer, monkeypatch
 ):
     """Seats have no database-level keys: the finish checks their entrants itself."""
-    stage = closed_stage(organizer, 1_000)
-    monkeypatch.setattr(tasks.run_draw, "delay", lambda job_id: None)
-    job = start_draw(organizer, stage, SEED)
-    numbers = draw.prepare(job.pk)
-    assert draw.draw_groups(job.pk, numbers) is True
+    stage, job = seated_job(organizer, monkeypatch)
     group = job.group_results.get(number=3)
     entrants = group.seat_entrants.strip("{}").split(",")
     group.seat_entrants = "{" + ",".join(["0", *entrants[1:]]) + "}"

@@ -163,21 +163,8 @@ def test_figures_and_places_are_the_oracles(group, variant, unplayed, scoring, s
     )
 
     # The compact path (what a standings recompute runs) gives the same figures and places.
-    index = {p.id: i for i, p in enumerate(players)}
-    records = [
-        [
-            (
-                -1 if g.opponent is None else index[g.opponent],
-                tb.OUTCOME_CODE[g.outcome],
-                g.played,
-                g.colour is tb.Colour.BLACK,
-            )
-            for g in p.games
-        ]
-        for p in players
-    ]
     table = tb.figure_table(
-        records, stage_games, ids=[p.id for p in players], scoring=scoring, **options
+        compact(players), stage_games, ids=[p.id for p in players], scoring=scoring, **options
     )
     assert figure_values(table.figures()) == figure_values(expected)
     ranked = tb.rank_table(table, chain, fallback)

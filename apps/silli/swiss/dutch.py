@@ -403,21 +403,28 @@ def _bits(value: int) -> int:
     return max(1, value.bit_length())
 
 
+def _offsets(rows: list[list[int]], field_count: int, vertex_count: int) -> tuple[list[int], int]:
+    """Each field's offset in a weight (the last field lowest) and the fields' whole width, for
+    fields whose values per edge are ``rows``: no matching's sum of the fields below one
+    carries into it (a matching has at most ``vertex_count // 2 + 1`` edges)."""
+    pairs_max = vertex_count // 2 + 1
+    maxima = [0] * field_count
+    if rows:
+        maxima = [max(column) for column in zip(*rows, strict=True)]
+    offsets = [0] * field_count
+    offset = 0
+    for f in range(field_count - 1, -1, -1):
+        offsets[f] = offset
+        offset += _bits(maxima[f] * pairs_max) + 1
+    return offsets, offset
+
+
 def _pack(
     edge_fields: Mapping[tuple[int, int], list[int]], field_count: int, vertex_count: int
 ) -> tuple[list[tuple[int, int, int]], list[int]]:
     """Edges {(i, j): benefits high->low} to (i, j, weight) with no field overflowing, and
     each field's offset (no matching's sum of the fields below one carries into it)."""
-    pairs_max = vertex_count // 2 + 1
-    maxima = [0] * field_count
-    if edge_fields:
-        maxima = [max(column) for column in zip(*edge_fields.values(), strict=True)]
-    widths = [_bits(maxima[f] * pairs_max) + 1 for f in range(field_count)]
-    offsets = [0] * field_count
-    offset = 0
-    for f in range(field_count - 1, -1, -1):
-        offsets[f] = offset
-        offset += widths[f]
+    offsets, _width = _offsets(list(edge_fields.values()), field_count, vertex_count)
     # Many edges have the same fields (short quality values): each one is packed once.
     packed: dict[tuple[int, ...], int] = {}
     edges = []
@@ -586,16 +593,8 @@ class _Bracket:
             for a, b in (self.quality if kept is None else kept)
             if a not in removed and b not in removed and (a, b) not in dropped
         ]
-        pairs_max = count // 2 + 1
-        maxima = [0] * order_count
         present = [values for _i, _j, _q, values in rows if values is not None]
-        if present:
-            maxima = [max(column) for column in zip(*present, strict=True)]
-        offsets = [0] * order_count
-        offset = 0
-        for f in range(order_count - 1, -1, -1):
-            offsets[f] = offset
-            offset += _bits(maxima[f] * pairs_max) + 1
+        offsets, offset = _offsets(present, order_count, count)
         edges = []
         for i, j, q, values in rows:
             weight = q << offset
