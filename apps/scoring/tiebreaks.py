@@ -534,8 +534,7 @@ def _general_table(
                 if opponent < 0:
                     value[i] += unit[DRAW] - unit[outcome]
 
-    t = stage_games
-    factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
+    factors = _torino_factors(stage_games)
     none_variant = variant is CutVariant.NONE
     rows: list[tuple[int, ...]] = []  # a player's figures after points (_table_of)
     for i, own in enumerate(records):
@@ -581,9 +580,7 @@ def _general_table(
             )
         rows.append(
             own_figures
-            + _torino_quotient(num, den, factor0, scale)
-            + _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
-            + _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+            + _torino_figures(num, den, low_rgp, low_gms, median_rgp, median_gms, factors, scale)
         )
 
     return _table_of(player_ids, scale, points, rgp, gms, rows)
@@ -601,8 +598,7 @@ def _classic_target_table(
     """:func:`figure_table` after its points for the rules a recompute uses
     (:attr:`Unplayed.CLASSIC`, :attr:`CutVariant.TARGET`), in one pass per player: what
     :func:`_general_table` computes for them (the property tests compare the two)."""
-    t = stage_games
-    factor0, factor1, factor2 = t * t, t * (t - 1), t * max(t - 2, 0)
+    factors = _torino_factors(stage_games)
     rows: list[tuple[int, ...]] = []  # a player's figures after points (_table_of)
     for own in records:
         kept: list[int] = []  # contributions: the opponents' points, played or not
@@ -659,9 +655,7 @@ def _classic_target_table(
             median_rgp, median_gms = low_rgp, low_gms
         rows.append(
             own_figures
-            + _torino_quotient(num, den, factor0, scale)
-            + _torino_quotient(num - low_rgp, den - low_gms, factor1, scale)
-            + _torino_quotient(num - median_rgp, den - median_gms, factor2, scale)
+            + _torino_figures(num, den, low_rgp, low_gms, median_rgp, median_gms, factors, scale)
         )
 
     return _table_of(player_ids, scale, points, rgp, gms, rows)
@@ -702,6 +696,30 @@ def _table_of(
         ts_median_den=median_den,
         wins=wins,
         black_games=black,
+    )
+
+
+def _torino_factors(t: int) -> tuple[int, int, int]:
+    """The factors of ts, ts_cut1 and ts_median for ``t`` games per player."""
+    return t * t, t * (t - 1), t * max(t - 2, 0)
+
+
+def _torino_figures(
+    rgp: int,
+    gms: int,
+    low_rgp: int,
+    low_gms: int,
+    median_rgp: int,
+    median_gms: int,
+    factors: tuple[int, int, int],
+    scale: int,
+) -> tuple[int, int, int, int, int, int]:
+    """ts, ts_cut1 and ts_median, each numerator and denominator, from the opponents' rgp and
+    gms and what each cut takes off them (``factors``: :func:`_torino_factors`)."""
+    return (
+        *_torino_quotient(rgp, gms, factors[0], scale),
+        *_torino_quotient(rgp - low_rgp, gms - low_gms, factors[1], scale),
+        *_torino_quotient(rgp - median_rgp, gms - median_gms, factors[2], scale),
     )
 
 
