@@ -304,10 +304,12 @@ def test_a_crowd_after_the_cache_is_cleared_renders_each_page_once(shared, monke
 
     middleware = pagecache.PublicPageCacheMiddleware(view)
     answers: list[str] = []
+    bodies: set[bytes] = set()
 
     def read():
         answer = middleware(RequestFactory().get("/"))
         answers.append(answer["X-Cache"])
+        bodies.add(answer.content)
 
     readers = [threading.Thread(target=read) for _ in range(64)]
     for reader in readers:
@@ -315,4 +317,8 @@ def test_a_crowd_after_the_cache_is_cleared_renders_each_page_once(shared, monke
     for reader in readers:
         reader.join()
     assert len(renders) == 1
-    assert sorted(set(answers)) == ["hit", "miss"] and answers.count("miss") == 1
+    assert answers.count("miss") == 1 and "hit" in answers
+    # A reader that looks while the renderer has kept its copy in this process but not yet
+    # stored it in the shared cache gets that copy as "stale" (seen on a loaded machine):
+    # still the one render.
+    assert set(answers) <= {"hit", "miss", "stale"} and bodies == {b"the page"}
