@@ -48,7 +48,9 @@ def main() -> int:
     )
     for name in args.only or list(BENCHMARKS):
         for label, seconds, detail in BENCHMARKS[name]():
-            print(f"{name:10s} {label:58s} {seconds:9.3f} s   {detail}")
+            # Steps of milliseconds in milliseconds, the others in seconds.
+            shown = f"{seconds * 1000:9.3f} ms" if 0 < seconds < 0.1 else f"{seconds:9.3f} s "
+            print(f"{name:10s} {label:58s} {shown}  {detail}")
             sys.stdout.flush()
         # Figures on a shared machine mean little without what else ran beside them.
         print(f"{name:10s} {'(done)':58s} {'':9s}     {time.strftime('%H:%M:%S')}, {_load()}")

@@ -179,7 +179,7 @@ def run() -> list[tuple[str, float, str]]:
     from apps.silli.synth import make_entrants
     from apps.stages.models import DrawJob
     from apps.stages.services import create_tournament
-    from apps.standings.groups import recompute_group, recompute_stage
+    from apps.standings.groups import _read_inputs, recompute_group, recompute_stage, table_of
     from apps.standings.models import RankingFile, StageRankingRow, StandingsMark
     from apps.standings.ranking import (
         file_version,
@@ -256,6 +256,12 @@ def run() -> list[tuple[str, float, str]]:
 
         recompute_changed = min(changed_one() for _ in range(20))
         rewrite = _best(lambda: _rewrite_rows(first.pk), 20)
+        # What any recompute computes between its read and its write: the tie-breaks and
+        # places of the group from what was read (a preliminary: no fallback keys).
+        inputs = _read_inputs(first.pk)
+        first = Group.objects.select_related("stage__tournament").get(pk=first.pk)
+        tiebreaks = _best(lambda: table_of(first, inputs), 20)
+        parts = read_one + tiebreaks + rewrite
         Game.objects.filter(pk=turned.pk).update(result="1-0")
         recompute_group(first.pk)
         group_ids = list(Group.objects.filter(stage=stage).values_list("pk", flat=True))
@@ -336,6 +342,17 @@ def run() -> list[tuple[str, float, str]]:
                 f"  floor: rewrite the group's {first.size} stored rows",
                 rewrite,
                 "one statement deleting them and inserting them again (rolled back); best of 20",
+            ),
+            (
+                "  its tie-breaks and places, from what is read",
+                tiebreaks,
+                f"table_of; best of 20; {tiebreaks / read_one:.1f}× the read",
+            ),
+            (
+                "  the read, the tie-breaks, the rewrite: their sum",
+                parts,
+                f"each alone: {parts / read_one:.1f}× the read; the recompute that writes"
+                f" {recompute_changed / parts:.1f}× it",
             ),
             (
                 f"  floor: one read of all {games:,} games of the stage",
