@@ -1,7 +1,7 @@
 """The demo tournaments, in the order ``manage.py demo`` makes them.
 
-The office's three (``apps/office/demo.py``) show the draw and simulated results; the two
-parts here show players on the site, each through the product's own actions:
+The office's three (``apps/office/demo.py``) show the draw and simulated results; the three
+parts here show players on the site and a Swiss stage, each through the product's own actions:
 
 - **Demo Club 2027**: six of the demo's players in a round robin played on this server. Their
   entries are linked to their accounts (as organizers link them), the draw is
@@ -10,14 +10,18 @@ parts here show players on the site, each through the product's own actions:
 - **Demo Open 2027** takes registrations from players: its field has room for a few more,
   and seven players asked, so the organizers' page shows a request in every state (approved,
   rejected, withdrawn, waiting for approval, on the reserve list).
+- **Demo Swiss 2027**: 29 imported entrants in a Swiss stage of 7 rounds. Rounds 1–3 are
+  played, their results entered one by one through the result-entry action (as the TD does
+  on a round's page), each round paired once the last result of the one before was in;
+  round 4 is paired and in play, half its results in.
 
-Everything is deterministic (fixed seeds, fixed moves, the players in a fixed order); only
-the dates are the day the demo is made.
+Everything is deterministic (fixed seeds, fixed moves and results, the players in a fixed
+order); only the dates are the day the demo is made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -26,6 +30,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from apps.accounts.services import link_entrant
+from apps.core.permissions import Actor
 from apps.core.services import set_display_name
 from apps.entrants.models import Entrant
 from apps.entrants.services import close_registration, import_entrants
@@ -36,12 +41,15 @@ from apps.office.demo import (
     create_demo_cup,
     create_demo_masters,
     create_demo_open,
+    demo_entrants,
     demo_user,
     drawn,
 )
+from apps.office.swiss.pairing import pair_next_round
 from apps.play.services import make_move, resign
 from apps.players.models import Registration
 from apps.players.registrations import Decision, decide, register, withdraw
+from apps.results.services import enter_result
 from apps.silli.entrants import Entrant as EngineEntrant
 from apps.silli.entrants import entrants_csv
 from apps.silli.synth import make_entrants
@@ -56,6 +64,7 @@ DEMO_PLAYER = "player"
 PLAYER_LOGINS = (DEMO_PLAYER, *(f"player{n}" for n in range(2, 8)))
 CLUB_SLUG = "demo-club-2027"
 OPEN_SLUG = "demo-open-2027"
+SWISS_SLUG = "demo-swiss-2027"
 # Demo Open's field: its 240 imported entrants and room for four more.
 OPEN_MAX_FIELD = 244
 
@@ -240,11 +249,86 @@ def create_demo_open_to_players(log: Log = print) -> Tournament:
     return add_registrations(create_demo_open(log), log)
 
 
+# ---------------------------------------------------------------------------
+# Demo Swiss 2027: a Swiss stage round by round
+# ---------------------------------------------------------------------------
+
+SWISS_ENTRANTS = 29  # an odd field: each round has a bye
+SWISS_ROUNDS = 7
+SWISS_ROUND_DAYS = 60
+SWISS_FINISHED_ROUNDS = 3
+# The results, board after board in pairing order, round r starting r places further on:
+# decisive games and draws, no forfeits (a forfeited game does not count as played, so its
+# players could meet again).
+SWISS_RESULTS = ("1-0", "1/2-1/2", "0-1", "1-0", "1/2-1/2", "1/2-1/2", "0-1", "1-0", "0-1")
+
+
+def _enter_results(user: Actor, stage: Stage, round_number: int, boards: Iterable[int]) -> int:
+    """Enter the results of those boards (1, 2, … in pairing order) of the round, each through
+    the result-entry action, as the TD does on the round's page. Returns how many."""
+    games = list(Game.objects.filter(group__stage=stage, round=round_number).order_by("number"))
+    wanted = set(boards)
+    entered = 0
+    for board, game in enumerate(games, start=1):
+        if board in wanted:
+            result = SWISS_RESULTS[(board - 1 + round_number) % len(SWISS_RESULTS)]
+            enter_result(user, game, result, expected_version=game.version)
+            entered += 1
+    return entered
+
+
+def create_demo_swiss(log: Log = print) -> Tournament:
+    """Demo Swiss 2027: 29 entrants in a Swiss of 7 rounds. Rounds 1–3 are played (each
+    paired once the last result of the one before was in), round 4 is paired and in play
+    with half its results in."""
+    organizer = demo_user()
+    swiss = create_tournament(
+        organizer,
+        name="Demo Swiss 2027",
+        slug=SWISS_SLUG,
+        tiebreak=Tournament.TieBreak.SWISS,
+        stages=[
+            {
+                "kind": Stage.Kind.FINAL,
+                "format": Stage.Format.SWISS,
+                "swiss_rounds": SWISS_ROUNDS,
+                "swiss_round_days": SWISS_ROUND_DAYS,
+                # At a deadline the games stay with the TD: nothing is paired by itself.
+                "swiss_at_deadline": Stage.AtDeadline.TD,
+            }
+        ],
+    )
+    stage = swiss.first_stage
+    assert stage is not None  # create_tournament made it
+    people = demo_entrants(SWISS_ENTRANTS, "demo-swiss", "SWISS")
+    import_entrants(organizer, stage, entrants_csv(people))
+    close_registration(organizer, stage)
+    stage = drawn(organizer, stage, f"{DEMO_SEED} swiss")  # round 1 paired
+    everyone = range(1, SWISS_ENTRANTS // 2 + 1)
+    for number in range(1, SWISS_FINISHED_ROUNDS + 1):
+        _enter_results(organizer, stage, number, everyone)
+        # The round's last result queued the next round, whose task has run in this process
+        # (the command runs tasks eagerly): asked for that round again, the pairing finds it
+        # paired and writes nothing; were it not, it pairs it now.
+        pair_next_round(organizer, stage, number + 1)
+    current = SWISS_FINISHED_ROUNDS + 1
+    entered = _enter_results(organizer, stage, current, everyone[1::2])
+    group = stage.groups.get()
+    log(
+        f"Demo Swiss 2027: {SWISS_ENTRANTS} entrants, {SWISS_ROUNDS} rounds; rounds 1–"
+        f"{SWISS_FINISHED_ROUNDS} played, round {current} in play ({entered} of "
+        f"{len(everyone)} results in) at "
+        + reverse("group-round", args=[swiss.slug, stage.order, group.number, current])
+    )
+    return swiss
+
+
 DEMOS: dict[str, Callable[..., Tournament]] = {
     "demo-cup": create_demo_cup,
     "demo-masters": create_demo_masters,
     OPEN_SLUG: create_demo_open_to_players,
     CLUB_SLUG: create_demo_club,
+    SWISS_SLUG: create_demo_swiss,
 }
 
 

@@ -1,7 +1,8 @@
 """The demo shows tournaments in every state (the 3,099-entrant Demo Cup runs in `make run`),
 players on the site among them: a round robin played on this server with moves made, and a
-stage open to players with requests in every state. Each part's pages answer, to the public
-where they are public and to the demo's player where they are the player's."""
+stage open to players with requests in every state; and a Swiss stage played round by round.
+Each part's pages answer, to the public where they are public and to the demo's player where
+they are the player's."""
 
 import io
 from collections import Counter
@@ -13,7 +14,9 @@ from django.urls import reverse
 
 from apps.demo import tournaments
 from apps.demo.tournaments import DEMO_PLAYER, board_url
+from apps.groups.models import Game, SwissBye
 from apps.office import demo
+from apps.office.swiss.state import swiss_state
 from apps.play.models import Move, PlayedGame
 from apps.players.models import Registration
 from apps.stages.models import Stage, Tournament
@@ -37,6 +40,14 @@ def test_demo_masters_has_a_closed_preliminary_and_a_round_robin_final_in_play()
 
 
 def test_the_demo_command_creates_only_the_missing_demos_and_says_where_to_look(monkeypatch):
+    # The command makes every demo, in this order.
+    assert list(tournaments.DEMOS) == [
+        "demo-cup",
+        "demo-masters",
+        "demo-open-2027",
+        "demo-club-2027",
+        "demo-swiss-2027",
+    ]
     made = []
     monkeypatch.setattr(
         tournaments,
@@ -47,6 +58,9 @@ def test_the_demo_command_creates_only_the_missing_demos_and_says_where_to_look(
             ),
             "demo-masters": lambda log: made.append("masters"),
             "demo-club-2027": lambda log: made.append("club") or tournaments.create_demo_club(log),
+            "demo-swiss-2027": lambda log: (
+                made.append("swiss") or tournaments.create_demo_swiss(log)
+            ),
         },
     )
 
@@ -54,7 +68,7 @@ def test_the_demo_command_creates_only_the_missing_demos_and_says_where_to_look(
     call_command("demo", stdout=first)
     call_command("demo", stdout=second)
 
-    assert made == ["open", "masters", "club", "masters"]
+    assert made == ["open", "masters", "club", "swiss", "masters"]
     open_cup = Tournament.objects.get(slug="demo-open-2027")
     assert open_cup.first_stage.status == Stage.Status.DRAFT
     # 240 imported and one player's request approved.
@@ -65,6 +79,7 @@ def test_the_demo_command_creates_only_the_missing_demos_and_says_where_to_look(
         "/t/demo-open-2027/s/1/registrations/",
         "/me/registrations/",
         "/t/demo-club-2027/s/1/g/1/games/",
+        "/t/demo-swiss-2027/s/1/g/1/rounds/4/",
         "Sign in as 'organizer' (the organizer) or 'player' (a player)",
     ):
         assert where in said, where
@@ -181,3 +196,67 @@ def test_the_footer_names_every_format_on_a_round_robins_page(client, club):
     page = client.get(reverse("tournament", args=[club.slug])).content.decode()
     assert "Correspondence-chess tournaments: Silli system, Swiss and round robins." in page
     assert "by the Silli system" not in page
+
+
+@pytest.fixture
+def swiss():
+    return tournaments.create_demo_swiss(log=quiet)
+
+
+def test_demo_swiss_has_three_rounds_played_and_round_four_in_play(swiss):
+    stage = swiss.first_stage
+    assert stage.format == Stage.Format.SWISS and stage.status == Stage.Status.PUBLISHED
+    assert stage.swiss_rounds == 7
+    group = stage.groups.get()
+    assert group.size == tournaments.SWISS_ENTRANTS
+    assert len(set(group.seats.values_list("entrant__nation", flat=True))) > 10
+    state = swiss_state(stage)
+    assert state.paired == 4 and not state.complete
+    games = Game.objects.filter(group=group)
+    for number in (1, 2, 3):
+        assert games.filter(round=number).count() == 14
+        assert not games.filter(round=number, result="").exists(), number
+    # Round 4: half its games finished, half in play; nothing paired beyond it.
+    assert games.filter(round=4).exclude(result="").count() == 7
+    assert state.open_games == 7
+    assert not games.filter(round__gt=4).exists()
+    # Every result a played game's (no forfeits), and each round's bye a different player's.
+    assert set(games.exclude(result="").values_list("result", flat=True)) == {
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+    }
+    byes = SwissBye.objects.filter(group=group)
+    assert sorted(byes.values_list("round", flat=True)) == [1, 2, 3, 4]
+    assert byes.values("entrant").distinct().count() == 4
+
+
+def test_no_two_players_meet_twice_in_the_demo_swiss(swiss):
+    games = Game.objects.filter(group__stage=swiss.first_stage)
+    meetings = Counter(frozenset(pair) for pair in games.values_list("white_id", "black_id"))
+    assert len(meetings) == games.count() == 4 * 14
+    assert set(meetings.values()) == {1}
+
+
+def test_demo_swiss_pages_answer_the_public_round_by_round(client, swiss):
+    stage = swiss.first_stage
+    group = (swiss.slug, stage.order, 1)
+    for url in (
+        reverse("tournament", args=[swiss.slug]),
+        reverse("stage", args=[swiss.slug, stage.order]),
+        reverse("group", args=group),
+        reverse("group-standings", args=group),
+        reverse("group-crosstable", args=group),
+    ):
+        assert client.get(url).status_code == 200, url
+    assert client.get(reverse("group-rounds", args=group))["Location"] == reverse(
+        "group-round", args=[*group, 4]
+    )
+    for number in (1, 2, 3, 4):
+        page = client.get(reverse("group-round", args=[*group, number]))
+        assert page.status_code == 200, number
+        html = page.content.decode()
+        assert f"Round {number} of 7" in html and f"Standings after round {number}" in html
+        assert ("Provisional: 7 games" in html) == (number == 4)
+        assert 'name="result"' not in html  # the public sees results, no forms
+    assert client.get(reverse("group-round", args=[*group, 5])).status_code == 404

@@ -15,7 +15,8 @@ class Command(BaseCommand):
     help = (
         "Create the demo tournaments: Demo Cup (preliminary closed, semifinal in play), "
         "Demo Masters (round-robin final drawn), Demo Open 2027 (registration open, players' "
-        "requests in every state) and Demo Club 2027 (a round robin played on this server)."
+        "requests in every state), Demo Club 2027 (a round robin played on this server) and "
+        "Demo Swiss 2027 (a Swiss of 7 rounds: 3 played, round 4 in play)."
     )
 
     def add_arguments(self, parser) -> None:
