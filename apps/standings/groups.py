@@ -560,11 +560,45 @@ def _rows_json(rows: Sequence[tuple]) -> str:
     )
 
 
-def _fingerprint(text: str) -> int:
-    """``GroupStanding.fingerprint`` of the rows stored from ``text`` (their JSON): the
-    first 8 bytes of its BLAKE2b digest, as a signed integer."""
-    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+# How a row is written (:data:`_ROW_JSON`, :data:`_FIGURES_JSON`, :func:`_decimal`'s texts,
+# :func:`table_rows`), version by version. The fingerprint (:func:`_fingerprint`) is taken of
+# what the rows are made from and of this number: a change to how a row is written must move
+# it on, so that every group's rows are written again by its next recompute.
+# tests/standings/test_rows_text.py pins the JSON of a fixed table to this number.
+ROWS_TEXT_VERSION = 1
+
+
+def _fingerprint(table: GroupTable) -> int:
+    """``GroupStanding.fingerprint`` of ``table``'s rows: the first 8 bytes, as a signed
+    integer, of the BLAKE2b digest of :data:`ROWS_TEXT_VERSION` and of what the rows' text is
+    made from (the order with its places; by player their id, seat, games finished and
+    scheduled, withdrawal; every figure's numerators and denominators), each column with its
+    length. The same rows, the same fingerprint, without writing them as text (a quarter of a
+    recompute whose rows are as stored)."""
+    figures = table.figures
+    ids = cast(Sequence[int], figures.ids)  # compute_group ranks the entrants by their id
+    columns: list[Sequence[Any]] = [
+        (ROWS_TEXT_VERSION,),
+        [number for ranked in table.ranked for number in ranked],
+        ids,
+        [table.seat_of[e] for e in ids],
+        [table.finished[e] for e in ids],
+        [table.scheduled[e] for e in ids],
+        [int(e in table.withdrawn) for e in ids],
+    ]
+    for name in FIGURES:
+        denominators = figures.denominators(name)
+        columns.append(getattr(figures, name))
+        columns.append((denominators,) if isinstance(denominators, int) else denominators)
+    digest = hashlib.blake2b(digest_size=8)
+    for column in columns:
+        try:
+            packed = b"q" + array.array("q", column).tobytes()
+        except (OverflowError, TypeError):  # a number past 64 bits, or an id that is text
+            packed = b"r" + repr(list(column)).encode()
+        digest.update(len(packed).to_bytes(8, "big"))
+        digest.update(packed)
+    return int.from_bytes(digest.digest(), "big", signed=True)
 
 
 def store_group_table(table: GroupTable) -> int:
@@ -578,9 +612,9 @@ def store_group_table(table: GroupTable) -> int:
     group_id = table.group.pk
     # The group's cached pages are retired once the new standings commit.
     pagecache.bump([(pagecache.GROUP, group_id)])
-    rows = list(table_rows(table))
     now = timezone.now()
     if connection.vendor != "postgresql":
+        rows = list(table_rows(table))
         GroupStanding.objects.filter(group_id=group_id).delete()
         insert_rows(
             GroupStanding,
@@ -592,21 +626,23 @@ def store_group_table(table: GroupTable) -> int:
         )
         Group.objects.filter(pk=group_id).update(standings_at=now)
         return len(rows)
-    _send(_store_statements(group_id, _rows_json(rows), None, now)[0])
-    return len(rows)
+    _send(_store_statements(table, None, now)[0])
+    return len(table.ranked)
 
 
 def _store_statements(
-    group_id: int, text: str, stored: tuple[int, int | None] | None, now: datetime
+    table: GroupTable, stored: tuple[int, int | None] | None, now: datetime
 ) -> tuple[list[Statement], bool]:
-    """PostgreSQL: the statements that store a group's rows (``text``: their JSON), and
-    whether they write any. ``stored``: how many rows the group has, and their fingerprint
-    if every one has the same (those a recompute wrote together). Rows of the fingerprint
-    of ``text`` are these rows: only the group says when its standings were computed. Else
-    the stored rows are deleted and these inserted, each with the fingerprint."""
-    fingerprint = _fingerprint(text)
+    """PostgreSQL: the statements that store ``table``'s rows, and whether they write any.
+    ``stored``: how many rows the group has, and their fingerprint if every one has the same
+    (those a recompute wrote together). Rows of the table's fingerprint are its rows: only
+    the group says when its standings were computed. Else the stored rows are deleted and
+    these inserted (sent as JSON), each with the fingerprint."""
+    group_id = table.group.pk
+    fingerprint = _fingerprint(table)
     if stored is not None and stored[1] == fingerprint:
         return [(_computed_sql(), [now, group_id])], False
+    text = _rows_json(list(table_rows(table)))
     delete, insert = _store_sql()
     return [
         (delete, [group_id]),
@@ -775,11 +811,10 @@ def _recompute_postgresql(group_id: int, only_if_pending: bool, started: datetim
     group.__dict__[_READ] = _read_of(values)
     table = compute_group(group)
 
-    rows = list(table_rows(table))
-    count = len(rows)
+    count = len(table.ranked)
     now = timezone.now()
     statements, written = _store_statements(
-        group_id, _rows_json(rows), (stored_rows, stored) if stored_rows == count else None, now
+        table, (stored_rows, stored) if stored_rows == count else None, now
     )
     if seen is None or stage.status == Stage.Status.CLOSED:
         # Rare (a group never marked; a closed stage's later rankings): step by step.

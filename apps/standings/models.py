@@ -53,8 +53,9 @@ class GroupStanding(models.Model):
     scheduled = models.PositiveIntegerField(default=0)
     withdrawn = models.BooleanField(default=False)
     figures = models.JSONField(default=dict)
-    # A recompute's fingerprint of the row it wrote (``groups.RowTexts``); None when written
-    # another way (the stage's pass, SQLite): a recompute then writes the row again.
+    # The fingerprint of the group's rows a recompute wrote together (``groups._fingerprint``);
+    # None when written another way (the stage's pass, SQLite): a recompute then writes the
+    # rows again.
     fingerprint = models.BigIntegerField(null=True, editable=False)
 
     class Meta:
