@@ -594,7 +594,7 @@ def _fingerprint(table: GroupTable) -> int:
     for column in columns:
         try:
             packed = b"q" + array.array("q", column).tobytes()
-        except (OverflowError, TypeError):  # a number past 64 bits, or an id that is text
+        except OverflowError:  # a figure past 64 bits
             packed = b"r" + repr(list(column)).encode()
         digest.update(len(packed).to_bytes(8, "big"))
         digest.update(packed)
